@@ -1,0 +1,9 @@
+"""ace: agents that learn from experience.
+
+Agents run tasks; a Reflector analyses each trace; a SkillManager curates a skillbook of learned
+skills; the next run gets the skills that apply. The whole loop is a pipeline of composable steps.
+"""
+
+__version__ = "0.1.0"
+
+__all__ = ["__version__"]
