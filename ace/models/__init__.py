@@ -1,0 +1,20 @@
+"""Model resolution: turn a model name into a pydantic-ai `Model`.
+
+`resolve_model("test")` gives pydantic-ai's `TestModel`; a `Model` instance passes through; a
+litellm-style `"provider/name"` string (`openai/gpt-4.1-mini`, `anthropic/...`, `bedrock/...`,
+`ollama/...`, any litellm provider) gives an `OpenAIChatModel` whose HTTP transport calls
+`litellm.acompletion` in-process (see `LiteLLMTransport`). A local OpenAI-compatible server is
+`openai/<served-name>` plus `api_base`.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from ace.models._errors import ModelResolutionError  # noqa: E402
+from ace.models._litellm_transport import LiteLLMTransport  # noqa: E402
+from ace.models._resolve import resolve_model  # noqa: E402
+
+__all__ = ["LiteLLMTransport", "ModelResolutionError", "resolve_model"]

@@ -1,0 +1,67 @@
+"""An HTTP transport that answers OpenAI chat-completions requests by calling `litellm.acompletion`.
+
+pydantic-ai's `OpenAIChatModel` maps messages, tools, output modes and settings to the OpenAI wire
+format and back. Plugging this transport under its client sends that wire request through the
+litellm library in-process, so every litellm provider (anthropic/, bedrock/, ollama/, ...) works the
+same way and pydantic-ai's own, well-tested mapping is reused instead of re-implemented.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx2
+
+__all__ = ["LiteLLMTransport"]
+
+_CHAT_COMPLETIONS_PATH = "/chat/completions"
+
+
+class LiteLLMTransport(httpx2.AsyncBaseTransport):
+    """Serve `POST .../chat/completions` with `litellm.acompletion(**body)`.
+
+    The JSON body (model, messages, tools, temperature, ... and any `extra_body` keys such as
+    litellm's `mock_response`) is passed through; `api_base`/`api_key` given here win over nothing
+    else (litellm reads provider credentials from the environment when they are None). Parameters a
+    provider does not support are dropped by litellm (`drop_params=True`). litellm errors become HTTP
+    error responses with litellm's status code, so the OpenAI SDK and pydantic-ai raise their usual
+    `ModelHTTPError`. Streaming requests are refused with HTTP 400.
+    """
+
+    def __init__(self, *, api_base: str | None = None, api_key: str | None = None) -> None:
+        self._api_base = api_base
+        self._api_key = api_key
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if request.method != "POST" or not request.url.path.endswith(_CHAT_COMPLETIONS_PATH):
+            return _error(404, f"only POST {_CHAT_COMPLETIONS_PATH} is served through litellm, "
+                               f"got {request.method} {request.url.path}")
+        body: dict[str, Any] = json.loads(await request.aread())
+        if body.get("stream"):
+            return _error(400, "streaming is not supported by the litellm model; use non-streamed runs (Agent.run)")
+        return await self._complete(body)
+
+    async def _complete(self, body: dict[str, Any]) -> httpx2.Response:
+        # Imported here because importing litellm costs seconds; only litellm-backed runs pay it.
+        import litellm
+
+        kwargs: dict[str, Any] = {**body, "drop_params": True}
+        if self._api_base is not None:
+            kwargs["api_base"] = self._api_base
+        if self._api_key is not None:
+            kwargs["api_key"] = self._api_key
+        try:
+            response = await litellm.acompletion(**kwargs)
+        except Exception as exc:  # litellm maps every provider failure onto its own exception family
+            status = getattr(exc, "status_code", None)
+            status = status if isinstance(status, int) and status >= 400 else 500
+            return _error(status, f"{type(exc).__name__}: {exc}")
+        payload = response.model_dump(mode="json")
+        # Some providers (custom handlers, local servers) leave `model` empty; the OpenAI schema requires it.
+        payload["model"] = payload.get("model") or body.get("model")
+        return httpx2.Response(200, json=payload)
+
+
+def _error(status: int, message: str) -> httpx2.Response:
+    return httpx2.Response(status, json={"error": {"message": message, "type": "litellm_error", "code": status}})

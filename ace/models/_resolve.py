@@ -1,0 +1,61 @@
+"""`resolve_model`: model name or instance -> pydantic-ai `Model`."""
+
+from __future__ import annotations
+
+from pydantic_ai.models import Model
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.models.test import TestModel
+from pydantic_ai.providers.litellm import LiteLLMProvider
+
+import httpx2
+
+from ace.models._errors import ModelResolutionError
+from ace.models._litellm_transport import LiteLLMTransport
+
+__all__ = ["resolve_model"]
+
+TEST_MODEL_NAME = "test"
+# Never contacted: LiteLLMTransport answers every request itself.
+_UNUSED_BASE_URL = "http://litellm.invalid/v1"
+
+
+def resolve_model(model: str | Model, *, api_base: str | None = None, api_key: str | None = None) -> Model:
+    """Return a pydantic-ai `Model` for `model`.
+
+    - `"test"` -> `TestModel()` (offline, calls every tool then answers).
+    - a `Model` instance -> returned unchanged (`api_base`/`api_key` must then be None).
+    - a litellm model string (`"provider/name"` with a provider litellm knows, or a bare name in
+      litellm's model map such as `"gpt-4o"`) -> `OpenAIChatModel` served through `litellm.acompletion`,
+      with `api_base`/`api_key` passed to litellm. Sampling options (temperature, max_tokens, ...)
+      come from pydantic-ai `ModelSettings` at run time.
+
+    Raises `ModelResolutionError` naming the value, with valid examples, for anything else.
+    """
+    if isinstance(model, Model):
+        if api_base is not None or api_key is not None:
+            raise ModelResolutionError(model, "api_base/api_key only apply to model strings, not Model instances")
+        return model
+    if not isinstance(model, str):
+        raise ModelResolutionError(model, f"expected a model string or a pydantic-ai Model, got {type(model).__name__}")
+    name = model.strip()
+    if name == TEST_MODEL_NAME:
+        return TestModel()
+    _check_litellm_name(name)
+    transport = LiteLLMTransport(api_base=api_base, api_key=api_key)
+    provider = LiteLLMProvider(api_base=_UNUSED_BASE_URL, http_client=httpx2.AsyncClient(transport=transport))
+    return OpenAIChatModel(name, provider=provider)
+
+
+def _check_litellm_name(name: str) -> None:
+    # Imported here because importing litellm costs seconds; "test" and Model instances skip it.
+    import litellm
+
+    provider, sep, model_id = name.partition("/")
+    if sep:
+        custom_providers = {entry["provider"] for entry in litellm.custom_provider_map}
+        if provider not in litellm.provider_list and provider not in custom_providers:
+            raise ModelResolutionError(name, f"unknown litellm provider {provider!r}")
+        if not model_id:
+            raise ModelResolutionError(name, "the model name after the provider is empty")
+    elif name not in litellm.model_cost:
+        raise ModelResolutionError(name, "not a 'provider/name' string and not a model litellm knows by bare name")
