@@ -1,0 +1,38 @@
+"""The four roles of the learning loop, each a Protocol plus a pydantic-ai implementation.
+
+`Agent` answers a task with injected skills; `Reflector` (one pass) and `RecursiveReflector` (code
+over the trace in a sandbox) analyse a trace; `SkillManager` turns reflections into skillbook
+mutations through atomic tools. Prompts live in `ace.roles.prompts`.
+"""
+
+from ace.roles.agent import Agent
+from ace.roles.injected_skills import InjectedSkills, render_skills
+from ace.roles.outputs import AgentOutput, ReflectorOutput, SkillManagerOutput
+from ace.roles.protocols import AgentLike, ReflectorLike, SkillManagerLike
+from ace.roles.recursive_reflector import RecursiveReflector, RRDeps
+from ace.roles.reflector import Reflector
+from ace.roles.skill_manager import (
+    DEFAULT_HARMFUL_THRESHOLD,
+    SkillManager,
+    SkillManagerIncompleteError,
+    SMDeps,
+)
+
+__all__ = [
+    "DEFAULT_HARMFUL_THRESHOLD",
+    "Agent",
+    "AgentLike",
+    "AgentOutput",
+    "InjectedSkills",
+    "RRDeps",
+    "RecursiveReflector",
+    "Reflector",
+    "ReflectorLike",
+    "ReflectorOutput",
+    "SMDeps",
+    "SkillManager",
+    "SkillManagerIncompleteError",
+    "SkillManagerLike",
+    "SkillManagerOutput",
+    "render_skills",
+]

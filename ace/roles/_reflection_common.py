@@ -1,0 +1,50 @@
+"""What the Reflector and the Recursive Reflector share: the analysis schema and the task inputs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, Field
+
+from ace.roles.injected_skills import render_skills
+from ace.roles.outputs import ReflectorOutput
+from ace.skillbook import Skill
+
+__all__ = ["Analysis", "render_task_inputs"]
+
+
+class Analysis(BaseModel):
+    """The fields the model fills in; becomes a ReflectorOutput."""
+
+    reasoning: str = Field(description="Your analysis of the trace, quoting the turns that matter.")
+    error_identification: str = Field(description="What went wrong, precisely.")
+    root_cause_analysis: str = Field(description="Why it went wrong.")
+    correct_approach: str = Field(description="What the agent should have done instead.")
+    key_insight: str = Field(description="The single reusable lesson.")
+
+    def to_output(self) -> ReflectorOutput:
+        return ReflectorOutput(
+            reasoning=self.reasoning,
+            error_identification=self.error_identification,
+            root_cause_analysis=self.root_cause_analysis,
+            correct_approach=self.correct_approach,
+            key_insight=self.key_insight,
+        )
+
+
+def render_task_inputs(
+    *,
+    question: str,
+    ground_truth: str | None,
+    feedback: str | None,
+    injected_skills: Sequence[Skill],
+) -> str:
+    """The question, ground truth, feedback and injected skills as tagged prompt blocks."""
+    parts = [f"<question>\n{question or '(not given)'}\n</question>"]
+    if ground_truth is not None:
+        parts.append(f"<ground_truth>\n{ground_truth}\n</ground_truth>")
+    if feedback is not None:
+        parts.append(f"<feedback>\n{feedback}\n</feedback>")
+    skills_text = render_skills(injected_skills) or "(no skills were injected)"
+    parts.append(f"<injected_skills>\n{skills_text}\n</injected_skills>")
+    return "\n\n".join(parts)

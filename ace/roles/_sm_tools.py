@@ -1,0 +1,200 @@
+"""The SkillManager's tools: atomic mutations of the real skillbook, each with its own provenance.
+
+Every mutation derives an InsightSource from `SMDeps.current_source` (same trace identity, its own
+operation_type and learning_text), passes it to the Skillbook, and appends an UpdateOperation to
+`SMDeps.operations`, the session's audit log. Invalid arguments raise ModelRetry with the fix.
+Tools are async so they run on the event loop one at a time, never racing on the skillbook.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic_ai import ModelRetry, RunContext
+
+from ace.retrieval import Embedder, retrieve_top_k
+from ace.roles._skill_dicts import skill_detail, skill_summary
+from ace.skillbook import (
+    InsightSource,
+    Skillbook,
+    SkillbookError,
+    SkillNotFoundError,
+    UpdateOperation,
+)
+
+__all__ = ["SM_TOOLS", "SMDeps"]
+
+_DELTA_LABELS = {1: "helpful", -1: "harmful", 0: "neutral"}
+
+
+@dataclass
+class SMDeps:
+    """What the SkillManager's tools see during one session."""
+
+    skillbook: Skillbook
+    """The real skillbook; tools mutate it directly."""
+    current_source: InsightSource
+    """Provenance of the trace being learned from; each mutation derives its own from it."""
+    injected_skill_ids: tuple[str, ...] = ()
+    """Skills that were in the agent's prompt: the only ones tag_skill accepts."""
+    embedder: Embedder | None = None
+    """Embedder for search_skills (None: retrieval's default)."""
+    operations: list[UpdateOperation] = field(default_factory=list)
+    """The audit log: every mutation applied in this session, in order."""
+
+
+def _source_for(deps: SMDeps, operation_type: str, learning_text: str) -> InsightSource:
+    return deps.current_source.replace(operation_type=operation_type, learning_text=learning_text)
+
+
+async def add_skill(
+    ctx: RunContext[SMDeps],
+    section: Literal["context", "harness"],
+    issue: str,
+    keywords: list[str],
+    insight: str | None = None,
+) -> dict[str, Any]:
+    """Add a new skill. Call search_skills first: never add what an existing skill covers.
+
+    section: "context" (agent-facing knowledge; insight required) or "harness" (runtime problem;
+    insight optional). issue: the problem with its scope inline, narrow at first. keywords: 1-5
+    short labels. insight: the imperative action.
+    """
+    source = _source_for(ctx.deps, "ADD", insight or issue)
+    try:
+        skill = ctx.deps.skillbook.add_skill(section, issue, keywords, insight, insight_source=source)
+    except SkillbookError as exc:
+        raise ModelRetry(f"add_skill rejected: {exc}. Fix the arguments and call add_skill again.") from exc
+    ctx.deps.operations.append(
+        UpdateOperation(
+            type="ADD",
+            section=section,
+            skill_id=skill.id,
+            issue=issue,
+            insight=insight,
+            keywords=list(skill.keywords),
+            insight_source=source,
+        )
+    )
+    return {"ok": True, "skill_id": skill.id}
+
+
+async def update_skill(
+    ctx: RunContext[SMDeps],
+    skill_id: str,
+    issue: str,
+    keywords: list[str] | None = None,
+    insight: str | None = None,
+) -> dict[str, Any]:
+    """Rewrite a skill's issue (required, e.g. widened to cover a new domain) and optionally its
+    keywords and insight (omit either to keep the current value)."""
+    source = _source_for(ctx.deps, "UPDATE", insight or issue)
+    try:
+        skill = ctx.deps.skillbook.update_skill(
+            skill_id, issue=issue, keywords=keywords, insight=insight, insight_source=source
+        )
+    except SkillNotFoundError as exc:
+        raise _unknown_skill(skill_id) from exc
+    except SkillbookError as exc:
+        raise ModelRetry(f"update_skill rejected: {exc}. Fix the arguments and call again.") from exc
+    ctx.deps.operations.append(
+        UpdateOperation(
+            type="UPDATE",
+            section=skill.section,
+            skill_id=skill_id,
+            issue=issue,
+            insight=insight,
+            keywords=list(keywords) if keywords is not None else None,
+            insight_source=source,
+        )
+    )
+    return {"ok": True}
+
+
+async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: Literal[-1, 0, 1]) -> dict[str, Any]:
+    """Record whether an injected skill was helpful (1), harmful (-1) or neutral (0) in this run."""
+    if skill_id not in ctx.deps.injected_skill_ids:
+        injected = ", ".join(ctx.deps.injected_skill_ids) or "none"
+        raise ModelRetry(
+            f"tag_skill rejected: {skill_id!r} was not injected into the agent's prompt, so this run "
+            f"says nothing about it. Only these skills can be tagged: {injected}."
+        )
+    source = _source_for(ctx.deps, "TAG", f"tagged {_DELTA_LABELS[delta]}")
+    try:
+        skill = ctx.deps.skillbook.tag_skill(skill_id, delta, insight_source=source)
+    except SkillNotFoundError as exc:
+        raise _unknown_skill(skill_id) from exc
+    except SkillbookError as exc:
+        raise ModelRetry(f"tag_skill rejected: {exc}") from exc
+    ctx.deps.operations.append(
+        UpdateOperation(
+            type="TAG", section=skill.section, skill_id=skill_id, delta=delta, insight_source=source
+        )
+    )
+    return {"ok": True}
+
+
+async def remove_skill(ctx: RunContext[SMDeps], skill_id: str, reason: str) -> dict[str, Any]:
+    """Soft-delete a harmful or outdated skill: it becomes inactive, its history is kept."""
+    if not reason.strip():
+        raise ModelRetry("remove_skill needs a non-empty reason saying why the skill goes.")
+    source = _source_for(ctx.deps, "REMOVE", reason)
+    try:
+        skill = ctx.deps.skillbook.remove_skill(skill_id, reason, insight_source=source, soft=True)
+    except SkillNotFoundError as exc:
+        raise _unknown_skill(skill_id) from exc
+    except SkillbookError as exc:
+        raise ModelRetry(f"remove_skill rejected: {exc}") from exc
+    ctx.deps.operations.append(
+        UpdateOperation(
+            type="REMOVE", section=skill.section, skill_id=skill_id, reason=reason, insight_source=source
+        )
+    )
+    return {"ok": True}
+
+
+async def search_skills(
+    ctx: RunContext[SMDeps],
+    query: str,
+    top_k: int = 5,
+    section: Literal["context", "harness"] | None = None,
+    keywords: list[str] | None = None,
+) -> list[dict[str, Any]]:
+    """Find up to `top_k` active skills whose issue, insight or keywords match `query`, optionally
+    only in `section` or with `keywords`; each with its counters."""
+    if top_k < 1:
+        raise ModelRetry(f"top_k must be at least 1, got {top_k}")
+    skills = retrieve_top_k(
+        ctx.deps.skillbook,
+        query,
+        top_k=top_k,
+        section=section,
+        keywords=keywords,
+        embedder=ctx.deps.embedder,
+    )
+    return [skill_summary(skill) for skill in skills]
+
+
+async def read_skill(ctx: RunContext[SMDeps], skill_id: str) -> dict[str, Any]:
+    """Read one skill: its fields, counters, active flag and recent occurrences."""
+    try:
+        return skill_detail(ctx.deps.skillbook.get_skill(skill_id))
+    except SkillNotFoundError as exc:
+        raise _unknown_skill(skill_id) from exc
+
+
+def _unknown_skill(skill_id: str) -> ModelRetry:
+    return ModelRetry(f"no skill with id {skill_id!r}; use an id returned by search_skills or read_skill.")
+
+
+SM_TOOLS: tuple[Callable[..., Any], ...] = (
+    add_skill,
+    update_skill,
+    tag_skill,
+    remove_skill,
+    search_skills,
+    read_skill,
+)
+"""The SkillManager's tools besides `finalize`, which is its output tool."""

@@ -1,0 +1,69 @@
+"""What each role returns: an answer, a reflection, and the SkillManager's audit log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ace.skillbook import UpdateOperation
+
+__all__ = ["AgentOutput", "ReflectorOutput", "SkillManagerOutput"]
+
+
+@dataclass(frozen=True)
+class AgentOutput:
+    """The Agent's answer to one task."""
+
+    answer: str
+    """The final answer given to the task."""
+    reasoning: str
+    """How the agent got there, in its own words."""
+    injected_skill_ids: tuple[str, ...]
+    """Ids of exactly the skills rendered into the agent's prompt, in prompt order (injection is
+    the ground truth of which skills were used; nothing is parsed from the answer)."""
+
+
+@dataclass(frozen=True)
+class ReflectorOutput:
+    """A reflection on one trace: pure analysis, with no decision about skills.
+
+    A reflection with `failed=True` carries no analysis (its text fields are empty) and says why in
+    `failure_reason`; consumers must skip it rather than learn from it.
+    """
+
+    reasoning: str
+    """The reflector's reasoning over the trace."""
+    error_identification: str
+    """What went wrong (or, for a success, what was done right)."""
+    root_cause_analysis: str
+    """Why it went wrong."""
+    correct_approach: str
+    """What the agent should have done."""
+    key_insight: str
+    """The one lesson worth keeping."""
+    failed: bool = False
+    """True when no real analysis could be produced (budget exhausted, no code executed, ...)."""
+    failure_reason: str | None = None
+    """Why the reflection failed; None when it did not."""
+
+    @classmethod
+    def failure(cls, reason: str) -> ReflectorOutput:
+        """A reflection marked failed because of `reason`, with every analysis field empty."""
+        return cls(
+            reasoning="",
+            error_identification="",
+            root_cause_analysis="",
+            correct_approach="",
+            key_insight="",
+            failed=True,
+            failure_reason=reason,
+        )
+
+
+@dataclass(frozen=True)
+class SkillManagerOutput:
+    """The SkillManager's account of one session: the skillbook is already mutated when it returns."""
+
+    reasoning: str
+    """The reasoning the SkillManager gave when it finalized (or why it did nothing)."""
+    operations: tuple[UpdateOperation, ...]
+    """Every mutation applied to the skillbook during the session, in the order applied."""

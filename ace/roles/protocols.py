@@ -1,0 +1,62 @@
+"""The three role contracts steps depend on; the pydantic-ai implementations satisfy them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from ace.roles.injected_skills import InjectedSkills
+from ace.roles.outputs import AgentOutput, ReflectorOutput, SkillManagerOutput
+from ace.skillbook import InsightSource, Skill, Skillbook
+
+__all__ = ["AgentLike", "ReflectorLike", "SkillManagerLike"]
+
+
+@runtime_checkable
+class AgentLike(Protocol):
+    """Answers a task with skills injected into its prompt."""
+
+    async def answer(
+        self,
+        question: str,
+        *,
+        context: str = "",
+        skills: Sequence[Skill] | InjectedSkills = (),
+    ) -> AgentOutput:
+        """Answer `question`; `injected_skill_ids` of the result are the skills in the prompt."""
+        ...
+
+
+@runtime_checkable
+class ReflectorLike(Protocol):
+    """Analyses one trace; never decides anything about skills."""
+
+    async def reflect(
+        self,
+        *,
+        trace: Any,
+        question: str = "",
+        ground_truth: str | None = None,
+        feedback: str | None = None,
+        injected_skills: Sequence[Skill] = (),
+    ) -> ReflectorOutput:
+        """Reflect on `trace`; a reflection that could not be made has `failed=True`."""
+        ...
+
+
+@runtime_checkable
+class SkillManagerLike(Protocol):
+    """Turns reflections into skillbook mutations, applied directly to `skillbook`."""
+
+    async def update_skills(
+        self,
+        *,
+        reflections: Sequence[ReflectorOutput],
+        skillbook: Skillbook,
+        source: InsightSource,
+        injected_skill_ids: Sequence[str] = (),
+        question_context: str = "",
+        progress: str = "",
+    ) -> SkillManagerOutput:
+        """Mutate `skillbook` from `reflections`; return the audit log of what was done."""
+        ...

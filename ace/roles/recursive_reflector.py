@@ -1,0 +1,218 @@
+"""The Recursive Reflector: a tool loop that analyses a trace by running Python over it in a sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic_ai import ModelRetry, RunContext, ToolOutput
+from pydantic_ai.exceptions import UnexpectedModelBehavior
+from pydantic_ai.models import Model
+
+from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
+from ace.agentic.sandbox import ExecutionResult, Sandbox
+from ace.retrieval import Embedder, retrieve_top_k
+from ace.roles._reflection_common import Analysis, render_task_inputs
+from ace.roles._skill_dicts import skill_detail, skill_summary
+from ace.roles._trace_rendering import render_trace, to_plain_data
+from ace.roles.injected_skills import SkillSource
+from ace.roles.outputs import ReflectorOutput
+from ace.roles.prompts import RECURSIVE_REFLECTOR_INSTRUCTIONS
+from ace.skillbook import Skill, SkillNotFoundError
+
+__all__ = ["RRDeps", "RecursiveReflector"]
+
+_TRACE_PREVIEW_CHARS = 3_000
+_FINALIZE_MAX_RETRIES = 2
+
+
+@dataclass
+class RRDeps:
+    """What the Recursive Reflector's tools see during one session."""
+
+    sandbox: Sandbox
+    """The session's sandbox; `traces` and the task inputs are loaded in it."""
+    skillbook: SkillSource | None
+    """The skillbook the read-only skill tools search; None disables them."""
+    embedder: Embedder | None
+    """Embedder for `search_skillbook` (None: retrieval's default)."""
+    successful_executions: int = 0
+    """execute_code calls that ran to completion without an error or a timeout."""
+    sandbox_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    """Serialises code execution: the sandbox runs one snippet at a time."""
+
+
+class RecursiveReflector:
+    """Reflects on a trace by exploring it in code: `RecursiveAgent(span_label="rr")` + `Sandbox`.
+
+    Each `reflect` call starts a fresh sandbox with the trace as variable `traces` (plain JSON
+    data) plus `question`, `ground_truth`, `feedback` and `injected_skill_ids`. The model must run
+    code successfully at least once before it may submit. When no real reflection results (budget
+    exhausted, submission rejected until retries ran out, the model misbehaving), `reflect` returns
+    `ReflectorOutput.failure(reason)` instead of inventing content; callers skip it.
+    """
+
+    def __init__(
+        self,
+        model: str | Model,
+        *,
+        skillbook: SkillSource | None = None,
+        embedder: Embedder | None = None,
+        config: AgenticConfig | None = None,
+        sandbox_factory: Callable[[], Sandbox] = Sandbox,
+        summary_model: str | Model | None = None,
+        instructions: str = RECURSIVE_REFLECTOR_INSTRUCTIONS,
+    ) -> None:
+        """`model` is a model string or a pydantic-ai Model; `skillbook` (a Skillbook or its
+        read-only view) enables the `search_skillbook` / `read_skill` tools; `sandbox_factory`
+        makes one sandbox per `reflect` call."""
+        self._skillbook = skillbook
+        self._embedder = embedder
+        self._sandbox_factory = sandbox_factory
+        tools: list[Callable[..., Any]] = [execute_code]
+        if skillbook is not None:
+            tools += [search_skillbook, read_skill]
+        self._agent = RecursiveAgent(
+            model,
+            instructions=instructions,
+            deps_type=RRDeps,
+            output_type=ToolOutput(
+                _finalize_reflection, name="finalize", max_retries=_FINALIZE_MAX_RETRIES
+            ),
+            tools=tools,
+            config=config or AgenticConfig(),
+            span_label="rr",
+            summary_model=summary_model,
+        )
+
+    async def reflect(
+        self,
+        *,
+        trace: Any,
+        question: str = "",
+        ground_truth: str | None = None,
+        feedback: str | None = None,
+        injected_skills: Sequence[Skill] = (),
+    ) -> ReflectorOutput:
+        """Analyse `trace` in code; returns a failed reflection (never a fake one) when the
+        session ends without a valid submission. Sandbox start-up errors propagate."""
+        traces = to_plain_data(trace)
+        sandbox = self._sandbox_factory()
+        sandbox.start(
+            {
+                "traces": traces,
+                "question": question,
+                "ground_truth": ground_truth,
+                "feedback": feedback,
+                "injected_skill_ids": [skill.id for skill in injected_skills],
+            }
+        )
+        deps = RRDeps(sandbox=sandbox, skillbook=self._skillbook, embedder=self._embedder)
+        prompt = _user_prompt(traces, question, ground_truth, feedback, injected_skills)
+        try:
+            result = await self._agent.run(prompt, deps=deps)
+        except BudgetExhausted as exc:
+            return ReflectorOutput.failure(f"budget exhausted before a reflection was submitted: {exc}")
+        except UnexpectedModelBehavior as exc:
+            return ReflectorOutput.failure(f"no valid reflection was submitted: {exc}")
+        finally:
+            sandbox.close()
+        return result.output
+
+
+async def execute_code(ctx: RunContext[RRDeps], code: str) -> str:
+    """Run Python `code` in the persistent sandbox (variables persist between calls).
+
+    `traces` holds the trace. Returns the captured stdout and stderr and any error.
+    """
+    async with ctx.deps.sandbox_lock:
+        result = await asyncio.to_thread(ctx.deps.sandbox.execute, code)
+    if result.error is None and not result.timed_out and not result.memory_exceeded:
+        ctx.deps.successful_executions += 1
+    return _format_execution(result)
+
+
+async def search_skillbook(ctx: RunContext[RRDeps], query: str, top_k: int = 5) -> list[dict[str, Any]]:
+    """Find up to `top_k` active skills related to `query`, with their counters (read only)."""
+    if top_k < 1:
+        raise ModelRetry(f"top_k must be at least 1, got {top_k}")
+    skills = retrieve_top_k(ctx.deps.skillbook, query, top_k=top_k, embedder=ctx.deps.embedder)
+    return [skill_summary(skill) for skill in skills]
+
+
+async def read_skill(ctx: RunContext[RRDeps], skill_id: str) -> dict[str, Any]:
+    """Read one skill by id: its fields, counters and recent occurrences (read only)."""
+    try:
+        return skill_detail(ctx.deps.skillbook.get_skill(skill_id))
+    except SkillNotFoundError as exc:
+        raise ModelRetry(f"no skill with id {skill_id!r}; use an id returned by search_skillbook") from exc
+
+
+async def _finalize_reflection(
+    ctx: RunContext[RRDeps],
+    reasoning: str,
+    error_identification: str,
+    root_cause_analysis: str,
+    correct_approach: str,
+    key_insight: str,
+) -> ReflectorOutput:
+    """Submit the reflection. Rejected until execute_code has run successfully at least once."""
+    if ctx.deps.successful_executions == 0:
+        raise ModelRetry(
+            "Submission rejected: you have not run any code successfully yet. Call execute_code to "
+            "inspect `traces` (e.g. print(type(traces)) and its keys or length), then submit."
+        )
+    return Analysis(
+        reasoning=reasoning,
+        error_identification=error_identification,
+        root_cause_analysis=root_cause_analysis,
+        correct_approach=correct_approach,
+        key_insight=key_insight,
+    ).to_output()
+
+
+def _format_execution(result: ExecutionResult) -> str:
+    parts = []
+    if result.stdout:
+        parts.append(f"stdout:\n{result.stdout}")
+    if result.stderr:
+        parts.append(f"stderr:\n{result.stderr}")
+    if result.error:
+        parts.append(f"error:\n{result.error}")
+    if result.timed_out:
+        parts.append("The code was stopped: it exceeded the time limit.")
+    if result.memory_exceeded:
+        parts.append("The code was stopped: it exceeded the memory limit.")
+    if result.truncated:
+        parts.append("(output truncated: print less at a time)")
+    return "\n".join(parts) or "(no output: use print() to see values)"
+
+
+def _user_prompt(
+    traces: Any,
+    question: str,
+    ground_truth: str | None,
+    feedback: str | None,
+    injected_skills: Sequence[Skill],
+) -> str:
+    inputs = render_task_inputs(
+        question=question, ground_truth=ground_truth, feedback=feedback, injected_skills=injected_skills
+    )
+    return (
+        f"{inputs}\n\n<trace_overview>\n{_describe(traces)}\n"
+        f"Preview of its rendering (explore the full data in code):\n"
+        f"{render_trace(traces, max_chars=_TRACE_PREVIEW_CHARS)}\n</trace_overview>"
+    )
+
+
+def _describe(traces: Any) -> str:
+    if isinstance(traces, dict):
+        described = f"`traces` is a dict with keys {sorted(traces)}."
+        if isinstance(traces.get("messages"), list):
+            described += f" traces['messages'] holds {len(traces['messages'])} messages."
+        return described
+    if isinstance(traces, list):
+        return f"`traces` is a list of {len(traces)} items."
+    return f"`traces` is a {type(traces).__name__} of {len(str(traces))} characters."

@@ -1,0 +1,89 @@
+"""The Reflector role: one pass of analysis over a whole trace rendered into the prompt."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import logfire
+from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai.models import Model
+
+from ace.models import resolve_model
+from ace.roles._reflection_common import Analysis, render_task_inputs
+from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
+from ace.roles.outputs import ReflectorOutput
+from ace.roles.prompts import REFLECTOR_INSTRUCTIONS
+from ace.skillbook import Skill
+
+__all__ = ["Reflector"]
+
+
+class Reflector:
+    """Reflects on a trace in a single model call; pure analysis, no decision about skills.
+
+    The trace is always in the prompt: a string as is, chat messages (including a tau2
+    simulation's "messages") one block per message, anything else as JSON. A rendering longer than
+    `max_trace_chars` keeps its head and tail with a marker stating how many characters were cut.
+    """
+
+    def __init__(
+        self,
+        model: str | Model,
+        *,
+        max_trace_chars: int = DEFAULT_TRACE_CHAR_LIMIT,
+        instructions: str = REFLECTOR_INSTRUCTIONS,
+    ) -> None:
+        """`model` is a model string (see `ace.models.resolve_model`) or a pydantic-ai Model.
+
+        Raises ValueError when `max_trace_chars` is not positive.
+        """
+        if max_trace_chars <= 0:
+            raise ValueError(f"max_trace_chars must be positive, got {max_trace_chars}")
+        self._max_trace_chars = max_trace_chars
+        self._agent = PydanticAgent(
+            resolve_model(model), output_type=Analysis, instructions=instructions, name="ace-reflector"
+        )
+
+    def build_prompt(
+        self,
+        *,
+        trace: Any,
+        question: str = "",
+        ground_truth: str | None = None,
+        feedback: str | None = None,
+        injected_skills: Sequence[Skill] = (),
+    ) -> str:
+        """The user prompt `reflect` sends for these inputs."""
+        inputs = render_task_inputs(
+            question=question,
+            ground_truth=ground_truth,
+            feedback=feedback,
+            injected_skills=injected_skills,
+        )
+        trace_text = render_trace(trace, max_chars=self._max_trace_chars)
+        return f"{inputs}\n\n<trace>\n{trace_text}\n</trace>"
+
+    async def reflect(
+        self,
+        *,
+        trace: Any,
+        question: str = "",
+        ground_truth: str | None = None,
+        feedback: str | None = None,
+        injected_skills: Sequence[Skill] = (),
+    ) -> ReflectorOutput:
+        """Analyse `trace` against the question, ground truth and feedback when given.
+
+        Model errors propagate unchanged (a single pass has nothing partial to report).
+        """
+        prompt = self.build_prompt(
+            trace=trace,
+            question=question,
+            ground_truth=ground_truth,
+            feedback=feedback,
+            injected_skills=injected_skills,
+        )
+        with logfire.span("reflector.reflect", prompt_chars=len(prompt)):
+            result = await self._agent.run(prompt)
+        return result.output.to_output()

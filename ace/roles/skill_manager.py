@@ -1,0 +1,162 @@
+"""The SkillManager role: a tool loop that curates the skillbook from reflections, mutating it directly."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from pydantic_ai import RunContext, ToolOutput
+from pydantic_ai.exceptions import UnexpectedModelBehavior
+from pydantic_ai.models import Model
+
+from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
+from ace.retrieval import Embedder
+from ace.roles._sm_tools import SM_TOOLS, SMDeps
+from ace.roles.outputs import ReflectorOutput, SkillManagerOutput
+from ace.roles.prompts import skill_manager_instructions
+from ace.skillbook import InsightSource, Skillbook, SkillNotFoundError, UpdateOperation
+
+__all__ = ["DEFAULT_HARMFUL_THRESHOLD", "SMDeps", "SkillManager", "SkillManagerIncompleteError"]
+
+DEFAULT_HARMFUL_THRESHOLD = 3
+"""A skill whose harmful_count reaches this is removed when the SkillManager encounters it."""
+
+
+class SkillManagerIncompleteError(RuntimeError):
+    """The SkillManager session stopped before `finalize` (budget exhausted, model misbehaving).
+
+    The skillbook keeps the mutations applied before the stop; they are listed in `operations`.
+    The original error is the `__cause__`. Raise the budget or retry the sample.
+    """
+
+    def __init__(self, message: str, operations: Sequence[UpdateOperation]) -> None:
+        super().__init__(message)
+        self.operations: tuple[UpdateOperation, ...] = tuple(operations)
+        """Mutations already applied to the skillbook when the session stopped."""
+
+
+class SkillManager:
+    """Curates a skillbook with atomic tools on a `RecursiveAgent(span_label="sm")`.
+
+    Tools: add_skill, update_skill, tag_skill, remove_skill, search_skills, read_skill, and
+    finalize(reasoning), which ends the session. Mutations hit the real skillbook immediately; the
+    returned `SkillManagerOutput.operations` is the audit log of what was done.
+    """
+
+    def __init__(
+        self,
+        model: str | Model,
+        *,
+        config: AgenticConfig | None = None,
+        embedder: Embedder | None = None,
+        harmful_threshold: int = DEFAULT_HARMFUL_THRESHOLD,
+        summary_model: str | Model | None = None,
+    ) -> None:
+        """`model` is a model string or a pydantic-ai Model; `embedder` serves search_skills
+        (None: retrieval's default); `harmful_threshold` is N in "remove skills whose
+        harmful_count >= N". Raises ValueError when `harmful_threshold` < 1."""
+        self._embedder = embedder
+        self._agent = RecursiveAgent(
+            model,
+            instructions=skill_manager_instructions(harmful_threshold=harmful_threshold),
+            deps_type=SMDeps,
+            output_type=ToolOutput(_finalize, name="finalize"),
+            tools=list(SM_TOOLS),
+            config=config or AgenticConfig(),
+            span_label="sm",
+            summary_model=summary_model,
+        )
+
+    async def update_skills(
+        self,
+        *,
+        reflections: Sequence[ReflectorOutput],
+        skillbook: Skillbook,
+        source: InsightSource,
+        injected_skill_ids: Sequence[str] = (),
+        question_context: str = "",
+        progress: str = "",
+    ) -> SkillManagerOutput:
+        """Run one session that turns `reflections` into mutations of `skillbook`.
+
+        Failed reflections (`failed=True`) are never shown to the model; if every reflection
+        failed (or none was given) no session runs and the output has no operations and a
+        reasoning that names the failure reasons. Raises SkillManagerIncompleteError when the
+        session stops before finalize (the skillbook keeps what was already applied).
+        """
+        usable = [reflection for reflection in reflections if not reflection.failed]
+        if not usable:
+            return SkillManagerOutput(reasoning=_nothing_to_learn(reflections), operations=())
+        deps = SMDeps(
+            skillbook=skillbook,
+            current_source=source,
+            injected_skill_ids=tuple(injected_skill_ids),
+            embedder=self._embedder,
+        )
+        prompt = _user_prompt(usable, skillbook, source, deps.injected_skill_ids, question_context, progress)
+        try:
+            result = await self._agent.run(prompt, deps=deps)
+        except (BudgetExhausted, UnexpectedModelBehavior) as exc:
+            raise SkillManagerIncompleteError(
+                f"SkillManager stopped before finalize after {len(deps.operations)} operation(s): {exc}",
+                deps.operations,
+            ) from exc
+        return SkillManagerOutput(reasoning=result.output, operations=tuple(deps.operations))
+
+
+async def _finalize(ctx: RunContext[SMDeps], reasoning: str) -> str:
+    """End the session: a short account of what you changed and why (or why nothing)."""
+    return reasoning
+
+
+def _nothing_to_learn(reflections: Sequence[ReflectorOutput]) -> str:
+    if not reflections:
+        return "No reflection was given; the skillbook was not changed."
+    reasons = "; ".join(reflection.failure_reason or "no reason given" for reflection in reflections)
+    return f"All {len(reflections)} reflection(s) failed ({reasons}); the skillbook was not changed."
+
+
+def _user_prompt(
+    reflections: Sequence[ReflectorOutput],
+    skillbook: Skillbook,
+    source: InsightSource,
+    injected_skill_ids: tuple[str, ...],
+    question_context: str,
+    progress: str,
+) -> str:
+    parts = [f"<trace>\ntrace_id: {source.trace_id}\nquestion: {source.sample_question}\n</trace>"]
+    if question_context:
+        parts.append(f"<question_context>\n{question_context}\n</question_context>")
+    if progress:
+        parts.append(f"<progress>\n{progress}\n</progress>")
+    parts.append(f"<injected_skills>\n{_render_injected(skillbook, injected_skill_ids)}\n</injected_skills>")
+    for index, reflection in enumerate(reflections, start=1):
+        parts.append(f"<reflection index=\"{index}\">\n{_render_reflection(reflection)}\n</reflection>")
+    return "\n\n".join(parts)
+
+
+def _render_injected(skillbook: Skillbook, injected_skill_ids: tuple[str, ...]) -> str:
+    if not injected_skill_ids:
+        return "(no skills were injected into the agent's prompt: there is nothing to tag)"
+    lines = []
+    for skill_id in injected_skill_ids:
+        try:
+            lines.append(f"- [{skill_id}] {skillbook.get_skill(skill_id).issue}")
+        except SkillNotFoundError:
+            lines.append(f"- [{skill_id}] (no longer in the skillbook)")
+    lines.append("Use read_skill to see a skill's insight and counters.")
+    return "\n".join(lines)
+
+
+def _render_reflection(reflection: ReflectorOutput) -> str:
+    return json.dumps(
+        {
+            "reasoning": reflection.reasoning,
+            "error_identification": reflection.error_identification,
+            "root_cause_analysis": reflection.root_cause_analysis,
+            "correct_approach": reflection.correct_approach,
+            "key_insight": reflection.key_insight,
+        },
+        indent=2,
+        ensure_ascii=False,
+    )

@@ -1,0 +1,59 @@
+"""The one-pass Reflector puts the whole trace and the task inputs into its prompt."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic_ai.messages import ToolCallPart
+
+from ace.roles import Reflector
+from ace.skillbook import Skillbook
+
+ANALYSIS = {
+    "reasoning": "r",
+    "error_identification": "e",
+    "root_cause_analysis": "c",
+    "correct_approach": "a",
+    "key_insight": "k",
+}
+
+
+def _user_prompt(request_messages: list) -> str:
+    return "\n".join(
+        part.content for part in request_messages[0].parts if getattr(part, "part_kind", "") == "user-prompt"
+    )
+
+
+async def test_prompt_contains_the_recorded_trace_text(script, recorded_simulation: dict[str, Any]) -> None:
+    model = script([ToolCallPart("final_result", ANALYSIS)])
+
+    reflection = await Reflector(model.model).reflect(
+        trace=recorded_simulation, question="Cancel EHGLP3", feedback="reward 1.0"
+    )
+
+    prompt = _user_prompt(model.requests[0])
+    texts = [m["content"] for m in recorded_simulation["messages"] if m.get("content")]
+    assert texts and all(text in prompt for text in texts)
+    assert "Cancel EHGLP3" in prompt and "reward 1.0" in prompt
+    assert reflection.key_insight == "k" and not reflection.failed
+
+
+async def test_prompt_shows_injected_skills_with_ids_and_text(script) -> None:
+    book = Skillbook()
+    skill = book.add_skill("context", "Refunds need a cancelled flight", ["airline"], "Verify the flight status first")
+    model = script([ToolCallPart("final_result", ANALYSIS)])
+
+    await Reflector(model.model).reflect(trace="agent refunded", injected_skills=[skill])
+
+    prompt = _user_prompt(model.requests[0])
+    assert f"[{skill.id}]" in prompt and "Verify the flight status first" in prompt
+
+
+async def test_oversized_trace_is_truncated_with_a_marker(script) -> None:
+    model = script([ToolCallPart("final_result", ANALYSIS)])
+
+    await Reflector(model.model, max_trace_chars=500).reflect(trace="START " + "y" * 5_000 + " END")
+
+    prompt = _user_prompt(model.requests[0])
+    assert "START" in prompt and "END" in prompt
+    assert "TRACE TRUNCATED: 4511 of 5011 characters cut" in prompt

@@ -1,0 +1,236 @@
+"""The SkillManager's real tool loop mutates the skillbook, with provenance and an audit log."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic_ai.messages import RetryPromptPart, ToolCallPart, ToolReturnPart
+
+from ace.agentic import AgenticConfig
+from ace.roles import ReflectorOutput, SkillManager, SkillManagerIncompleteError
+from ace.skillbook import InsightSource, Skillbook
+
+REFLECTION = ReflectorOutput(
+    reasoning="the agent cancelled a basic economy booking",
+    error_identification="cancelled without checking insurance",
+    root_cause_analysis="policy not consulted",
+    correct_approach="check insurance and membership first",
+    key_insight="verify cancellation eligibility before cancelling",
+)
+
+ISSUE = "In tau-airline cancel_reservation, basic economy bookings without insurance cannot be cancelled."
+WIDER_ISSUE = "Across airline and retail cancellation APIs, cancellation eligibility depends on fare rules."
+INSIGHT = "Check fare class and insurance before calling cancel_reservation."
+
+
+def _returns(messages: list[Any], tool_name: str) -> list[Any]:
+    return [
+        part.content
+        for part in messages[-1].parts
+        if isinstance(part, ToolReturnPart) and part.tool_name == tool_name
+    ]
+
+
+def _finalize(reasoning: str = "done") -> list[ToolCallPart]:
+    return [ToolCallPart("finalize", {"reasoning": reasoning})]
+
+
+def _manager(model: Any, embedder: Any, **kwargs: Any) -> SkillManager:
+    return SkillManager(model, embedder=embedder, **kwargs)
+
+
+async def test_adds_then_widens_a_skill_through_tool_calls(
+    script, skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    def widen(messages: list[Any]) -> list[ToolCallPart]:
+        (added,) = _returns(messages, "add_skill")
+        return [
+            ToolCallPart(
+                "update_skill",
+                {"skill_id": added["skill_id"], "issue": WIDER_ISSUE, "keywords": ["cancellation", "retail"]},
+            )
+        ]
+
+    model = script(
+        [ToolCallPart("search_skills", {"query": "cancel basic economy"})],
+        [
+            ToolCallPart(
+                "add_skill",
+                {"section": "context", "issue": ISSUE, "keywords": ["airline", "cancellation"], "insight": INSIGHT},
+            )
+        ],
+        widen,
+        _finalize("added then widened"),
+    )
+
+    output = await _manager(model.model, embedder).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=source
+    )
+
+    (skill,) = skillbook.skills()
+    assert (skill.issue, skill.insight) == (WIDER_ISSUE, INSIGHT)
+    assert skill.keywords == ("cancellation", "retail")
+    assert [o.operation_type for o in skill.occurrences] == ["ADD", "UPDATE"]
+    assert {o.trace_uid for o in skill.occurrences} == {source.trace_uid}
+    assert [(op.type, op.skill_id) for op in output.operations] == [("ADD", skill.id), ("UPDATE", skill.id)]
+    assert output.reasoning == "added then widened"
+
+
+async def test_context_skill_without_insight_is_retried_and_the_corrected_call_succeeds(
+    script, skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    retry_messages: list[str] = []
+
+    def correct(messages: list[Any]) -> list[ToolCallPart]:
+        retry_messages.extend(
+            str(part.content) for part in messages[-1].parts if isinstance(part, RetryPromptPart)
+        )
+        return [
+            ToolCallPart(
+                "add_skill",
+                {"section": "context", "issue": ISSUE, "keywords": ["airline"], "insight": INSIGHT},
+            )
+        ]
+
+    model = script(
+        [ToolCallPart("add_skill", {"section": "context", "issue": ISSUE, "keywords": ["airline"]})],
+        correct,
+        _finalize(),
+    )
+
+    output = await _manager(model.model, embedder).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=source
+    )
+
+    assert len(retry_messages) == 1 and "insight" in retry_messages[0]
+    (skill,) = skillbook.skills()
+    assert skill.insight == INSIGHT
+    assert [op.type for op in output.operations] == ["ADD"]
+
+
+async def test_tag_skill_counts_injected_skills_and_rejects_others(
+    script, skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    injected = skillbook.add_skill("context", ISSUE, ["airline"], INSIGHT)
+    bystander = skillbook.add_skill("harness", "tau2 simulator retries slowly", ["tau2"])
+    retries: list[str] = []
+
+    def after_tags(messages: list[Any]) -> list[ToolCallPart]:
+        retries.extend(str(p.content) for p in messages[-1].parts if isinstance(p, RetryPromptPart))
+        return _finalize()
+
+    model = script(
+        [
+            ToolCallPart("tag_skill", {"skill_id": injected.id, "delta": 1}),
+            ToolCallPart("tag_skill", {"skill_id": bystander.id, "delta": -1}),
+        ],
+        after_tags,
+    )
+
+    output = await _manager(model.model, embedder).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=source, injected_skill_ids=[injected.id]
+    )
+
+    assert skillbook.get_skill(injected.id).helpful_count == 1
+    assert skillbook.get_skill(bystander.id).harmful_count == 0
+    assert len(retries) == 1 and bystander.id in retries[0] and injected.id in retries[0]
+    assert [(op.type, op.skill_id, op.delta) for op in output.operations] == [("TAG", injected.id, 1)]
+    assert skillbook.get_skill(injected.id).occurrences[-1].operation_type == "TAG"
+
+
+async def test_remove_skill_is_a_soft_delete_with_its_reason_logged(
+    script, skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    skill = skillbook.add_skill("context", ISSUE, ["airline"], INSIGHT)
+    model = script(
+        [ToolCallPart("read_skill", {"skill_id": skill.id})],
+        [ToolCallPart("remove_skill", {"skill_id": skill.id, "reason": "harmful_count reached 3"})],
+        _finalize(),
+    )
+
+    output = await _manager(model.model, embedder).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=source
+    )
+
+    assert len(skillbook.skills()) == 0
+    assert skillbook.get_skill(skill.id).active is False
+    assert [(op.type, op.reason) for op in output.operations] == [("REMOVE", "harmful_count reached 3")]
+
+
+async def test_read_tools_show_counters(script, skillbook: Skillbook, source: InsightSource, embedder) -> None:
+    skill = skillbook.add_skill("context", ISSUE, ["airline", "cancellation"], INSIGHT)
+    skillbook.tag_skill(skill.id, -1)
+    seen: dict[str, Any] = {}
+
+    def inspect(messages: list[Any]) -> list[ToolCallPart]:
+        (seen["read"],) = _returns(messages, "read_skill")
+        (seen["search"],) = _returns(messages, "search_skills")
+        return _finalize()
+
+    model = script(
+        [
+            ToolCallPart("read_skill", {"skill_id": skill.id}),
+            ToolCallPart("search_skills", {"query": "cancel basic economy insurance", "keywords": ["airline"]}),
+        ],
+        inspect,
+    )
+
+    await _manager(model.model, embedder).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    assert seen["read"]["counters"]["harmful_count"] == 1
+    assert [hit["id"] for hit in seen["search"]] == [skill.id]
+    assert seen["search"][0]["counters"]["harmful_count"] == 1
+
+
+async def test_budget_exhaustion_surfaces_with_the_operations_already_applied(
+    script, skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    add = [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"]})]
+    search = [ToolCallPart("search_skills", {"query": "anything"})]
+    model = script(add, *([search] * 10))
+
+    with pytest.raises(SkillManagerIncompleteError) as raised:
+        await _manager(model.model, embedder, config=AgenticConfig(max_requests=3)).update_skills(
+            reflections=[REFLECTION], skillbook=skillbook, source=source
+        )
+
+    assert [op.type for op in raised.value.operations] == ["ADD"]
+    assert len(skillbook.skills()) == 1
+    assert len(model.requests) == 3
+
+
+async def test_failed_reflections_never_reach_the_model(script, skillbook: Skillbook, source: InsightSource) -> None:
+    model = script()
+
+    output = await SkillManager(model.model).update_skills(
+        reflections=[ReflectorOutput.failure("rr budget exhausted")], skillbook=skillbook, source=source
+    )
+
+    assert model.requests == []
+    assert output.operations == ()
+    assert "rr budget exhausted" in output.reasoning
+
+
+async def test_prompt_holds_usable_reflections_and_injected_ids_only(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    skill = skillbook.add_skill("context", ISSUE, ["airline"], INSIGHT)
+    model = script(_finalize())
+
+    await SkillManager(model.model).update_skills(
+        reflections=[REFLECTION, ReflectorOutput.failure("sandbox timed out")],
+        skillbook=skillbook,
+        source=source,
+        injected_skill_ids=[skill.id],
+        question_context="airline customer service",
+        progress="sample 3 of 10",
+    )
+
+    prompt = "\n".join(
+        str(part.content) for part in model.requests[0][0].parts if getattr(part, "part_kind", "") == "user-prompt"
+    )
+    assert REFLECTION.key_insight in prompt
+    assert "sandbox timed out" not in prompt
+    assert skill.id in prompt
+    assert "airline customer service" in prompt and "sample 3 of 10" in prompt
