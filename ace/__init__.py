@@ -6,4 +6,14 @@ skills; the next run gets the skills that apply. The whole loop is a pipeline of
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+from ace.skillbook import InsightSource, Skill, Skillbook, TraceRef, UpdateBatch, UpdateOperation
+
+__all__ = [
+    "__version__",
+    "Skillbook",
+    "Skill",
+    "InsightSource",
+    "TraceRef",
+    "UpdateOperation",
+    "UpdateBatch",
+]

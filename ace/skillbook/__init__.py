@@ -1,0 +1,32 @@
+"""The skillbook: typed, provenance-carrying skills with validated mutations and crash-safe storage.
+
+See docs/skillbook.md. Main entry point: `Skillbook`; records: `Skill`, `InsightSource`,
+`TraceRef`; audit log: `UpdateOperation`, `UpdateBatch`.
+"""
+
+from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
+from ace.skillbook._operations import UpdateBatch, UpdateOperation
+from ace.skillbook._provenance import InsightSource, OperationType, TraceRef
+from ace.skillbook._skill import MAX_KEYWORD_LENGTH, VALID_SECTIONS, Section, Skill, normalize_keywords
+from ace.skillbook._skillbook import Skillbook
+from ace.skillbook._storage import embedding_sidecar_path
+from ace.skillbook._view import SkillbookView
+
+__all__ = [
+    "InsightSource",
+    "MAX_KEYWORD_LENGTH",
+    "OperationType",
+    "Section",
+    "Skill",
+    "SkillNotFoundError",
+    "Skillbook",
+    "SkillbookError",
+    "SkillbookFormatError",
+    "SkillbookView",
+    "TraceRef",
+    "UpdateBatch",
+    "UpdateOperation",
+    "VALID_SECTIONS",
+    "embedding_sidecar_path",
+    "normalize_keywords",
+]

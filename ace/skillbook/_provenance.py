@@ -1,0 +1,188 @@
+"""Provenance records: which trace (and where in it) informed a skill mutation."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal, get_args
+
+from ace.skillbook._errors import SkillbookError
+
+__all__ = ["OperationType", "InsightSource", "TraceRef"]
+
+OperationType = Literal["ADD", "UPDATE", "TAG", "REMOVE"]
+OPERATION_TYPES: frozenset[str] = frozenset(get_args(OperationType))
+
+
+def _optional_text(value: Any, field: str) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise SkillbookError(f"{field} must be a string or None, got {value!r}")
+    return value.strip() or None
+
+
+def _optional_int(value: Any, field: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SkillbookError(f"{field} must be an integer or None, got {value!r}")
+    return value
+
+
+def _int_tuple(values: Any, field: str) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise SkillbookError(f"{field} must be a list of integers, got {values!r}")
+    return tuple(_optional_int(value, field) for value in values)  # type: ignore[misc]
+
+
+def _unknown_keys(payload: Mapping[str, Any], cls: type, what: str) -> None:
+    if not isinstance(payload, Mapping):
+        raise SkillbookError(f"{what} must be a JSON object, got {payload!r}")
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(payload) - known)
+    if unknown:
+        raise SkillbookError(f"{what} has unknown field(s) {unknown}; known fields: {sorted(known)}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TraceRef:
+    """A best-effort anchor inside a trace: an excerpt, and where it sits when the trace is structured."""
+
+    text_excerpt: str | None = None
+    """A short quote from the trace that supports the learning."""
+    excerpt_location: str | None = None
+    """Where the excerpt came from, in words (e.g. `operation.evidence`)."""
+    json_path: str | None = None
+    """JSONPath of the excerpt inside a structured trace."""
+    step_indices: tuple[int, ...] = ()
+    """Indices of the trace steps the excerpt refers to."""
+    message_indices: tuple[int, ...] = ()
+    """Indices of the conversation messages the excerpt refers to."""
+    span_ids: tuple[str, ...] = ()
+    """Ids of the tracing spans the excerpt refers to."""
+
+    def __post_init__(self) -> None:
+        for name in ("text_excerpt", "excerpt_location", "json_path"):
+            object.__setattr__(self, name, _optional_text(getattr(self, name), f"trace_refs.{name}"))
+        object.__setattr__(self, "step_indices", _int_tuple(self.step_indices, "trace_refs.step_indices"))
+        object.__setattr__(
+            self, "message_indices", _int_tuple(self.message_indices, "trace_refs.message_indices")
+        )
+        if isinstance(self.span_ids, str) or not all(isinstance(s, str) for s in self.span_ids):
+            raise SkillbookError(f"trace_refs.span_ids must be a list of strings, got {self.span_ids!r}")
+        object.__setattr__(self, "span_ids", tuple(self.span_ids))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form: unset fields are left out."""
+        data: dict[str, Any] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if value is None or value == ():
+                continue
+            data[field.name] = list(value) if isinstance(value, tuple) else value
+        return data
+
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> TraceRef:
+        """Build from the JSON form; raises `SkillbookError` on an unknown or mistyped field."""
+        _unknown_keys(payload, cls, "trace_ref")
+        return cls(**payload)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class InsightSource:
+    """One provenance record: a trace that informed a skill mutation.
+
+    Give `trace_uid`, or `source_system` and `trace_id` (the missing ones are derived:
+    `trace_uid == f"{source_system}:{trace_id}"`). Raises `SkillbookError` when the identity is
+    incomplete or a field has the wrong type.
+    """
+
+    trace_uid: str = ""
+    """Stable identity of the trace across systems, `<source_system>:<trace_id>`."""
+    source_system: str = ""
+    """The system the trace came from (e.g. `tau2-airline`)."""
+    trace_id: str = ""
+    """The trace's id inside its source system."""
+    display_name: str | None = None
+    """A human-friendly name for the trace (file name, conversation title)."""
+    relation: str | None = None
+    """How the trace relates to the skill (e.g. `primary`, `supporting`), when known."""
+    sample_question: str | None = None
+    """The task or question of the sample that produced the trace."""
+    epoch: int | None = None
+    """Training epoch in which the mutation happened."""
+    step: int | None = None
+    """Sample index within the epoch."""
+    operation_type: OperationType | None = None
+    """The mutation this record documents; set by the Skillbook when it is appended."""
+    error_identification: str | None = None
+    """What went wrong in the trace, as the Reflector put it."""
+    learning_text: str | None = None
+    """The learning drawn from the trace."""
+    trace_refs: tuple[TraceRef, ...] = ()
+    """Anchors inside the trace that support the learning."""
+
+    def __post_init__(self) -> None:
+        trace_uid = _optional_text(self.trace_uid, "trace_uid") or ""
+        source_system = _optional_text(self.source_system, "source_system") or ""
+        trace_id = _optional_text(self.trace_id, "trace_id") or ""
+        if trace_uid and ":" in trace_uid and not (source_system and trace_id):
+            inferred_system, inferred_id = trace_uid.split(":", 1)
+            source_system = source_system or inferred_system
+            trace_id = trace_id or inferred_id
+        if not (source_system and trace_id):
+            raise SkillbookError(
+                "InsightSource needs source_system and trace_id (or trace_uid "
+                f"'<source_system>:<trace_id>'), got trace_uid={self.trace_uid!r}, "
+                f"source_system={self.source_system!r}, trace_id={self.trace_id!r}"
+            )
+        object.__setattr__(self, "trace_uid", trace_uid or f"{source_system}:{trace_id}")
+        object.__setattr__(self, "source_system", source_system)
+        object.__setattr__(self, "trace_id", trace_id)
+        for name in ("display_name", "relation", "sample_question", "error_identification", "learning_text"):
+            object.__setattr__(self, name, _optional_text(getattr(self, name), name))
+        _optional_int(self.epoch, "epoch")
+        _optional_int(self.step, "step")
+        if self.operation_type is not None and self.operation_type not in OPERATION_TYPES:
+            raise SkillbookError(
+                f"operation_type must be one of {sorted(OPERATION_TYPES)} or None, got {self.operation_type!r}"
+            )
+        refs = tuple(
+            ref if isinstance(ref, TraceRef) else TraceRef.from_dict(ref) for ref in self.trace_refs
+        )
+        object.__setattr__(self, "trace_refs", refs)
+
+    def replace(self, **changes: Any) -> InsightSource:
+        """A copy with `changes` applied (e.g. a per-operation source derived from a base one)."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form (the one ace-framework 0.13 reads): unset fields are left out."""
+        data: dict[str, Any] = {
+            "trace_uid": self.trace_uid,
+            "source_system": self.source_system,
+            "trace_id": self.trace_id,
+        }
+        for name in (
+            "display_name", "relation", "sample_question", "epoch", "step",
+            "operation_type", "error_identification", "learning_text",
+        ):
+            value = getattr(self, name)
+            if value is not None:
+                data[name] = value
+        if self.trace_refs:
+            data["trace_refs"] = [ref.to_dict() for ref in self.trace_refs]
+        return data
+
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> InsightSource:
+        """Build from the JSON form; raises `SkillbookError` on an unknown or mistyped field."""
+        _unknown_keys(payload, cls, "insight source")
+        data = dict(payload)
+        refs = data.pop("trace_refs", None) or ()
+        if isinstance(refs, (str, bytes, Mapping)):
+            raise SkillbookError(f"trace_refs must be a list of objects, got {refs!r}")
+        return cls(**data, trace_refs=tuple(TraceRef.from_dict(ref) for ref in refs))

@@ -1,0 +1,214 @@
+"""The Skill record and the invariants every skill satisfies."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Literal, get_args
+
+import numpy as np
+
+from ace.skillbook._errors import SkillbookError
+from ace.skillbook._provenance import InsightSource
+
+__all__ = [
+    "MAX_KEYWORD_LENGTH",
+    "Section",
+    "Skill",
+    "VALID_SECTIONS",
+    "as_embedding",
+    "normalize_keywords",
+    "utc_now",
+]
+
+Section = Literal["context", "harness"]
+VALID_SECTIONS: frozenset[str] = frozenset(get_args(Section))
+"""The two sections: `context` (learnings the agent applies) and `harness` (runtime issues)."""
+
+MAX_KEYWORD_LENGTH = 64
+"""Keywords are short labels; a longer one is almost certainly prose in the wrong field."""
+
+_KEYWORD_SEPARATORS = re.compile(r"[\s\-]+")
+
+
+def utc_now() -> str:
+    """The current time as an ISO-8601 UTC timestamp (the format of `created_at`/`updated_at`)."""
+    return datetime.now(timezone.utc).isoformat()
+
+
+def normalize_keywords(keywords: Iterable[str]) -> tuple[str, ...]:
+    """Normalise keywords to short lowercase identifiers.
+
+    Each keyword is stripped and lowercased; runs of whitespace or hyphens become `_` (leading and
+    trailing ones are dropped); empty results are dropped; duplicates are removed keeping the first.
+    Raises `SkillbookError` when `keywords` is a string rather than a list, holds a non-string, a
+    keyword longer than MAX_KEYWORD_LENGTH, or nothing is left.
+    """
+    if isinstance(keywords, (str, bytes)) or not isinstance(keywords, Iterable):
+        raise SkillbookError(f"keywords must be a list of strings, got {keywords!r}")
+    normalized: dict[str, None] = {}
+    for keyword in keywords:
+        if not isinstance(keyword, str):
+            raise SkillbookError(f"keywords must be strings, got {keyword!r} in {keywords!r}")
+        label = _KEYWORD_SEPARATORS.sub("_", keyword.strip().lower()).strip("_")
+        if len(label) > MAX_KEYWORD_LENGTH:
+            raise SkillbookError(
+                f"keywords must be short labels (at most {MAX_KEYWORD_LENGTH} characters), got {keyword!r}"
+            )
+        if label:
+            normalized[label] = None
+    if not normalized:
+        raise SkillbookError(f"keywords must hold at least one non-empty label, got {keywords!r}")
+    return tuple(normalized)
+
+
+def as_embedding(vector: Any, what: str) -> np.ndarray:
+    """`vector` as a read-only 1-d float32 array; raises `SkillbookError` if it is not a non-empty,
+    finite 1-d vector. `what` names the vector in the message."""
+    if isinstance(vector, np.ndarray) and vector.dtype == np.float32 and not vector.flags.writeable:
+        if vector.ndim == 1 and vector.size:
+            return vector
+    try:
+        array = np.array(vector, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise SkillbookError(f"embedding of {what} is not a numeric vector: {exc}") from None
+    if array.ndim != 1 or array.size == 0:
+        raise SkillbookError(f"embedding of {what} must be a non-empty 1-d vector, got shape {array.shape}")
+    if not np.isfinite(array).all():
+        raise SkillbookError(f"embedding of {what} holds NaN or infinite values")
+    array.setflags(write=False)
+    return array
+
+
+def _required_text(value: Any, field_name: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SkillbookError(f"{field_name} must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _counter(value: Any, field_name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise SkillbookError(f"{field_name} must be a non-negative integer, got {value!r}")
+    return value
+
+
+_COUNTERS = ("used_count", "helpful_count", "harmful_count", "neutral_count")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Skill:
+    """One learned skill: an issue (when it applies), an insight (what to do), keywords, provenance.
+
+    Skills are immutable snapshots: a Skillbook mutation replaces the skill with a new Skill, so a
+    Skill you hold never changes under you. Constructing one validates the invariants (raises
+    `SkillbookError` naming the field and value) and normalises keywords.
+    """
+
+    id: str
+    """Unique id, `<section>-<5+ digits>` (e.g. `context-00001`); never reused."""
+    section: Section
+    """`context` (the agent applies it while solving) or `harness` (a runtime/pipeline issue)."""
+    keywords: tuple[str, ...]
+    """Fine-grained topic labels, normalised (see `normalize_keywords`); at least one."""
+    issue: str
+    """The problem, with its scope inline. Non-empty."""
+    insight: str | None = None
+    """The imperative action; required for `context` skills, optional (None) for `harness`."""
+    occurrences: tuple[InsightSource, ...] = ()
+    """Append-only provenance chain, one record per mutation that carried a source."""
+    active: bool = True
+    """False once soft-removed; inactive skills stay for history but leave active views."""
+    used_count: int = 0
+    """How many times the skill was injected into an agent's context."""
+    helpful_count: int = 0
+    """How many times it was tagged helpful (delta +1)."""
+    harmful_count: int = 0
+    """How many times it was tagged harmful (delta -1)."""
+    neutral_count: int = 0
+    """How many times it was tagged neutral (delta 0)."""
+    embedding: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """Read-only 1-d float32 vector of `embedding_text()`, or None; kept in the `.npz` sidecar."""
+    created_at: str = field(default_factory=utc_now)
+    """ISO-8601 UTC time of creation."""
+    updated_at: str = field(default_factory=utc_now)
+    """ISO-8601 UTC time of the last mutation."""
+
+    def __post_init__(self) -> None:
+        if self.section not in VALID_SECTIONS:
+            raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {self.section!r}")
+        if not isinstance(self.id, str) or not re.fullmatch(rf"{self.section}-\d{{5,}}", self.id):
+            raise SkillbookError(f"id must look like '{self.section}-00001' for its section, got {self.id!r}")
+        object.__setattr__(self, "keywords", normalize_keywords(self.keywords))
+        object.__setattr__(self, "issue", _required_text(self.issue, "issue"))
+        if self.section == "context":
+            object.__setattr__(self, "insight", _required_text(self.insight, "insight"))
+        elif self.insight is not None:
+            if not isinstance(self.insight, str):
+                raise SkillbookError(f"insight must be a string or None, got {self.insight!r}")
+            object.__setattr__(self, "insight", self.insight.strip() or None)
+        if not all(isinstance(source, InsightSource) for source in self.occurrences):
+            raise SkillbookError(f"occurrences must be InsightSource records, got {self.occurrences!r}")
+        object.__setattr__(self, "occurrences", tuple(self.occurrences))
+        if not isinstance(self.active, bool):
+            raise SkillbookError(f"active must be true or false, got {self.active!r}")
+        for name in _COUNTERS:
+            _counter(getattr(self, name), name)
+        if self.embedding is not None:
+            object.__setattr__(self, "embedding", as_embedding(self.embedding, repr(self.id)))
+        for name in ("created_at", "updated_at"):
+            _required_text(getattr(self, name), name)
+
+    def embedding_text(self) -> str:
+        """The text that is embedded for search: issue, insight (if any), then `Keywords: a, b`."""
+        parts = [self.issue]
+        if self.insight is not None:
+            parts.append(self.insight)
+        if self.keywords:
+            parts.append(f"Keywords: {', '.join(self.keywords)}")
+        return "\n\n".join(parts)
+
+    def replace(self, **changes: Any) -> Skill:
+        """A validated copy with `changes` applied."""
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form stored in `skillbook.json` (no embedding)."""
+        return {
+            "id": self.id,
+            "section": self.section,
+            "keywords": list(self.keywords),
+            "issue": self.issue,
+            "insight": self.insight,
+            "occurrences": [source.to_dict() for source in self.occurrences],
+            "active": self.active,
+            "used_count": self.used_count,
+            "helpful_count": self.helpful_count,
+            "harmful_count": self.harmful_count,
+            "neutral_count": self.neutral_count,
+            "created_at": self.created_at,
+            "updated_at": self.updated_at,
+        }
+
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> Skill:
+        """Build from the JSON form. An `embedding` list (older files) becomes a float32 vector.
+
+        Raises `SkillbookError` naming the field when a field is missing, unknown or invalid.
+        """
+        if not isinstance(payload, Mapping):
+            raise SkillbookError(f"a skill must be a JSON object, got {payload!r}")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(payload) - known)
+        if unknown:
+            raise SkillbookError(f"unknown field(s) {unknown}; known fields: {sorted(known)}")
+        missing = [name for name in ("id", "section", "keywords", "issue", "created_at", "updated_at") if name not in payload]
+        if missing:
+            raise SkillbookError(f"missing field(s) {missing}")
+        data = dict(payload)
+        raw_sources = data.pop("occurrences", None) or []
+        if not isinstance(raw_sources, list):
+            raise SkillbookError(f"occurrences must be a list, got {raw_sources!r}")
+        return cls(**data, occurrences=tuple(InsightSource.from_dict(s) for s in raw_sources))

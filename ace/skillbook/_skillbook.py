@@ -1,0 +1,455 @@
+"""The Skillbook: a thread-safe store of skills with validated mutations, versioning and persistence."""
+
+from __future__ import annotations
+
+import copy
+import json
+import threading
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+import filelock
+import logfire
+import numpy as np
+
+from ace.skillbook._changelog import ChangeLog
+from ace.skillbook._errors import SkillbookError, SkillNotFoundError
+from ace.skillbook._operations import UpdateBatch, UpdateOperation
+from ace.skillbook._provenance import InsightSource, OperationType
+from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
+from ace.skillbook._skill import VALID_SECTIONS, Skill, as_embedding, utc_now
+from ace.skillbook._storage import (
+    StoredEmbeddings,
+    StoredSkillbook,
+    decode_skillbook,
+    embedding_sidecar_path,
+    encode_skillbook,
+    id_number,
+    read_embeddings,
+    text_digest,
+    write_atomic,
+    write_embeddings,
+)
+from ace.skillbook._view import SkillbookView
+
+__all__ = ["Skillbook"]
+
+_TAG_COUNTERS = {1: "helpful_count", -1: "harmful_count", 0: "neutral_count"}
+
+
+def _id_order(skill_id: str) -> tuple[str, int]:
+    return skill_id.rsplit("-", 1)[0], id_number(skill_id)
+
+
+def _with_embedding(skill: Skill, embedding: np.ndarray | None) -> Skill:
+    """`skill` with another embedding; skips re-validation (the rest of the skill is unchanged and
+    `embedding` is already a validated read-only vector or None)."""
+    updated = copy.copy(skill)
+    object.__setattr__(updated, "embedding", embedding)
+    return updated
+
+
+def _stamped(source: InsightSource, operation: OperationType) -> InsightSource:
+    """The occurrence to append for `operation`: `source` with its operation_type set."""
+    if not isinstance(source, InsightSource):
+        raise SkillbookError(f"insight_source must be an InsightSource, got {source!r}")
+    return source.replace(operation_type=operation)
+
+
+class Skillbook:
+    """A store of skills: validated mutations, id-ordered reads, versioning, JSON+npz persistence.
+
+    Thread-safe: every mutation and read runs under one re-entrant lock. Skills are immutable
+    snapshots; a mutation replaces the stored Skill and returns the new one, so readers can keep the
+    Skill objects they were given. Every mutation bumps `version`; `changed_ids_since` tells an
+    index which ids to refresh.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._save_lock = threading.Lock()
+        self._skills: dict[str, Skill] = {}
+        self._order: list[str] | None = None
+        """Skill ids in id order; rebuilt after an add, purge or load."""
+        self._last_numbers: dict[str, int] = dict.fromkeys(sorted(VALID_SECTIONS), 0)
+        self._embedding_model: str | None = None
+        self._similarity_decisions: dict[str, Any] = {}
+        self._log = ChangeLog()
+
+    def __repr__(self) -> str:
+        return f"Skillbook(skills={len(self)}, version={self.version})"
+
+    # -- reads ---------------------------------------------------------------------------------
+
+    def __len__(self) -> int:
+        """The number of skills, inactive ones included."""
+        return len(self._skills)
+
+    def __contains__(self, skill_id: object) -> bool:
+        return skill_id in self._skills
+
+    def get_skill(self, skill_id: str) -> Skill | None:
+        """The skill with this id (active or not), or None."""
+        return self._skills.get(skill_id)
+
+    def skills(self, include_inactive: bool = False) -> list[Skill]:
+        """Skills in id order (context before harness, then by number); only active ones by default."""
+        with self._lock:
+            if self._order is None:
+                self._order = sorted(self._skills, key=_id_order)
+            ordered = [self._skills[skill_id] for skill_id in self._order]
+        return ordered if include_inactive else [s for s in ordered if s.active]
+
+    def as_prompt(self) -> str:
+        """Active skills rendered as Markdown grouped by section ("" when there are none)."""
+        return render_prompt(self.skills())
+
+    def stats(self) -> dict[str, Any]:
+        """`{"sections", "skills" (all), "active_skills", "by_section": {section: active}}`."""
+        return skill_stats(self.skills(include_inactive=True))
+
+    def source_map(self) -> dict[str, list[dict[str, Any]]]:
+        """`{skill_id: [occurrence dicts]}` for every skill, inactive ones included."""
+        return source_map(self.skills(include_inactive=True))
+
+    def source_summary(self) -> dict[str, Any]:
+        """Occurrence counts by epoch, source_system, trace_uid, operation_type; skills with/without."""
+        return source_summary(self.skills(include_inactive=True))
+
+    def view(self) -> SkillbookView:
+        """A live read-only view of this skillbook (it has no mutating methods)."""
+        return SkillbookView(self)
+
+    @property
+    def version(self) -> int:
+        """Monotonic counter bumped by every mutation (including set_embeddings and load)."""
+        with self._lock:
+            return self._log.version
+
+    def changed_ids_since(self, version: int, *, content_only: bool = False) -> frozenset[str] | None:
+        """Ids of skills created, changed or deleted after `version`; None when the bounded change
+        log no longer reaches back that far (rebuild everything).
+
+        With `content_only`, only changes to issue, insight, keywords, existence or the active flag
+        count (not counters, occurrences or embeddings).
+        """
+        with self._lock:
+            return self._log.changed_since(version, content_only=content_only)
+
+    @property
+    def embedding_model(self) -> str | None:
+        """Name of the embedder that made the stored vectors, or None when none are stored."""
+        return self._embedding_model
+
+    # -- mutations -----------------------------------------------------------------------------
+
+    def add_skill(
+        self,
+        section: str,
+        issue: str,
+        keywords: Iterable[str],
+        insight: str | None = None,
+        *,
+        insight_source: InsightSource | None = None,
+    ) -> Skill:
+        """Add a skill with the next id of its section and return it.
+
+        Raises `SkillbookError` when an invariant is broken (section not in VALID_SECTIONS, empty
+        issue, no keyword left after normalisation, missing insight on a context skill).
+        """
+        with logfire.span("skillbook.add_skill", section=section) as span, self._lock:
+            skill = self._create(section, issue, keywords, insight, insight_source, skill_id=None)
+            span.set_attribute("skill_id", skill.id)
+            return skill
+
+    def update_skill(
+        self,
+        skill_id: str,
+        *,
+        issue: str | None = None,
+        keywords: Iterable[str] | None = None,
+        insight: str | None = None,
+        insight_source: InsightSource | None = None,
+    ) -> Skill:
+        """Change the given fields (None keeps a field) and return the new skill.
+
+        A changed issue, insight or keywords clears the embedding. Raises `SkillNotFoundError` for
+        an unknown id and `SkillbookError` when the result breaks an invariant.
+        """
+        with logfire.span("skillbook.update_skill", skill_id=skill_id), self._lock:
+            old = self._require(skill_id)
+            changes: dict[str, Any] = {}
+            if issue is not None:
+                changes["issue"] = issue
+            if keywords is not None:
+                changes["keywords"] = keywords
+            if insight is not None:
+                changes["insight"] = insight
+            new = old.replace(**changes, **self._trail(old, insight_source, "UPDATE"))
+            content_changed = (new.issue, new.insight, new.keywords) != (old.issue, old.insight, old.keywords)
+            if content_changed:
+                new = _with_embedding(new, None)
+            return self._store(new, content=content_changed)
+
+    def tag_skill(self, skill_id: str, delta: int, *, insight_source: InsightSource | None = None) -> Skill:
+        """Record an effectiveness observation: delta +1 helpful, -1 harmful, 0 neutral.
+
+        Raises `SkillNotFoundError` for an unknown id and `SkillbookError` for another delta.
+        """
+        with logfire.span("skillbook.tag_skill", skill_id=skill_id, delta=delta), self._lock:
+            if isinstance(delta, bool) or delta not in _TAG_COUNTERS:
+                raise SkillbookError(f"delta must be -1, 0 or 1, got {delta!r}")
+            old = self._require(skill_id)
+            counter = _TAG_COUNTERS[delta]
+            new = old.replace(**{counter: getattr(old, counter) + 1}, **self._trail(old, insight_source, "TAG"))
+            return self._store(new, content=False)
+
+    def mark_used(self, skill_ids: Iterable[str]) -> None:
+        """Bump `used_count` of each listed skill (once per listing). All-or-nothing: raises
+        `SkillNotFoundError` before changing anything if an id is unknown."""
+        counts = Counter(skill_ids)
+        with logfire.span("skillbook.mark_used", skill_ids=sorted(counts)), self._lock:
+            for skill_id in counts:
+                self._require(skill_id)
+            now = utc_now()
+            for skill_id, count in counts.items():
+                old = self._skills[skill_id]
+                self._skills[skill_id] = old.replace(used_count=old.used_count + count, updated_at=now)
+            self._log.record(counts, content=False)
+
+    def remove_skill(
+        self,
+        skill_id: str,
+        reason: str,
+        *,
+        insight_source: InsightSource | None = None,
+        soft: bool = True,
+    ) -> Skill:
+        """Soft-remove a skill (active=False, history kept) and return it; `soft=False` purges it.
+
+        The reason is recorded on the span, and as the REMOVE occurrence's learning_text when the
+        source has none. Raises `SkillNotFoundError` for an unknown id, `SkillbookError` for an
+        empty reason.
+        """
+        with logfire.span("skillbook.remove_skill", skill_id=skill_id, reason=reason, soft=soft), self._lock:
+            if not isinstance(reason, str) or not reason.strip():
+                raise SkillbookError(f"reason must be a non-empty string, got {reason!r}")
+            old = self._require(skill_id)
+            if not soft:
+                return self._purge(old)
+            if insight_source is not None and insight_source.learning_text is None:
+                insight_source = insight_source.replace(learning_text=reason.strip())
+            return self._store(old.replace(active=False, **self._trail(old, insight_source, "REMOVE")), content=True)
+
+    def purge(self, skill_id: str) -> Skill:
+        """Delete a skill for good and return it (operator use; its id is never reused).
+
+        Raises `SkillNotFoundError` for an unknown id.
+        """
+        with logfire.span("skillbook.purge", skill_id=skill_id), self._lock:
+            return self._purge(self._require(skill_id))
+
+    def set_embeddings(
+        self, vectors: Mapping[str, Any], *, model: str, computed_at_version: int | None = None
+    ) -> frozenset[str]:
+        """Store embedding vectors (1-d, converted to read-only float32) made by embedder `model`.
+
+        Not a content change: `updated_at` stays. When `model` differs from `embedding_model`, every
+        other skill's embedding is cleared first (vector spaces are never mixed). Pass the `version`
+        you read the texts at as `computed_at_version`: vectors of skills whose content changed since
+        are skipped (they would be stale). Returns the ids stored. Raises `SkillNotFoundError` for an
+        unknown id; `SkillbookError` for a bad vector or a dimension that differs from the others.
+        """
+        with logfire.span("skillbook.set_embeddings", model=model, count=len(vectors)), self._lock:
+            if not isinstance(model, str) or not model.strip():
+                raise SkillbookError(f"model must name the embedder, got {model!r}")
+            for skill_id in vectors:
+                self._require(skill_id)
+            arrays = {skill_id: as_embedding(vector, repr(skill_id)) for skill_id, vector in vectors.items()}
+            if computed_at_version is not None:
+                stale = self._log.changed_since(computed_at_version, content_only=True)
+                arrays = {k: v for k, v in arrays.items() if stale is not None and k not in stale}
+            same_model = model == self._embedding_model
+            kept = [s.embedding for s in self._skills.values() if same_model and s.embedding is not None]
+            dims = {v.shape[0] for v in arrays.values()} | {v.shape[0] for v in kept[:1]}
+            if len(dims) > 1:
+                raise SkillbookError(f"embeddings of model {model!r} must all have one dimension, got {sorted(dims)}")
+            changed = set(arrays)
+            if not same_model:
+                for skill in list(self._skills.values()):
+                    if skill.embedding is not None and skill.id not in arrays:
+                        self._skills[skill.id] = _with_embedding(skill, None)
+                        changed.add(skill.id)
+            for skill_id, array in arrays.items():
+                self._skills[skill_id] = _with_embedding(self._skills[skill_id], array)
+            self._embedding_model = model
+            self._log.record(changed, content=False)
+            return frozenset(arrays)
+
+    def apply_update(self, batch: UpdateBatch) -> list[Skill]:
+        """Replay an audit log: apply its operations in order, all or nothing; returns the skills the
+        operations produced. An ADD re-creates the skill under its recorded `skill_id` (when given).
+
+        Raises what the failing operation raises (`SkillbookError`, `SkillNotFoundError`); the
+        skillbook is then left as it was before the batch.
+        """
+        with logfire.span("skillbook.apply_update", operations=len(batch.operations)), self._lock:
+            saved = dict(self._skills), dict(self._last_numbers)
+            try:
+                return [self._apply(operation) for operation in batch.operations]
+            except BaseException:
+                self._skills, self._last_numbers = saved
+                self._order = None
+                raise
+
+    # -- persistence ---------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document `save_to_file` writes (schema v2, no embeddings)."""
+        with self._lock:
+            data = encode_skillbook(self.skills(include_inactive=True), self._last_numbers, self._similarity_decisions)
+        return json.loads(data)
+
+    @classmethod
+    def from_dict(cls, payload: Mapping[str, Any]) -> Skillbook:
+        """Build from the JSON document; raises `SkillbookFormatError` like `load_from_file`."""
+        skillbook = cls()
+        skillbook._restore(decode_skillbook(json.dumps(payload).encode("utf-8"), "<dict>"), None)
+        return skillbook
+
+    def save_to_file(self, path: str | PathLike[str]) -> None:
+        """Write `path` (JSON, schema v2) and `<stem>.embeddings.npz` beside it, each atomically.
+
+        Concurrent saves are safe: every file is always some save's complete output; the last
+        rename wins. Use `Skillbook.locked(path)` for read-modify-write across processes.
+        """
+        path = Path(path)
+        with logfire.span("skillbook.save", path=str(path)) as span, self._save_lock:
+            with self._lock:
+                skills = self.skills(include_inactive=True)
+                model = self._embedding_model
+                document = encode_skillbook(skills, self._last_numbers, self._similarity_decisions)
+            span.set_attribute("skills", len(skills))
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model))
+            write_atomic(path, lambda handle: handle.write(document))
+
+    @classmethod
+    def load_from_file(cls, path: str | PathLike[str]) -> Skillbook:
+        """Load `path` and, if present, its `.embeddings.npz` sidecar (absent = no embeddings).
+
+        Vectors whose recorded text digest does not match the skill are dropped (stale cache).
+        Raises `FileNotFoundError`, or `SkillbookFormatError` ("Skillbook format v2 required —
+        regenerate" for another schema; otherwise naming the file, skill id and field).
+        """
+        path = Path(path)
+        with logfire.span("skillbook.load", path=str(path)) as span:
+            stored = decode_skillbook(path.read_bytes(), str(path))
+            sidecar = embedding_sidecar_path(path)
+            embeddings = read_embeddings(sidecar) if sidecar.exists() else None
+            skillbook = cls()
+            skillbook._restore(stored, embeddings)
+            span.set_attribute("skills", len(skillbook))
+            return skillbook
+
+    @classmethod
+    @contextmanager
+    def locked(cls, path: str | PathLike[str], *, timeout: float = -1) -> Iterator[Skillbook]:
+        """Read-modify-write across processes: hold `<path>.lock`, load `path` (or start empty when
+        it does not exist), yield the skillbook, and save it if the block exits without an error.
+
+        `timeout` seconds (-1 = wait forever) bounds the wait for the lock; `filelock.Timeout` is
+        raised when it expires.
+        """
+        path = Path(path)
+        with filelock.FileLock(f"{path}.lock", timeout=timeout):
+            skillbook = cls.load_from_file(path) if path.exists() else cls()
+            yield skillbook
+            skillbook.save_to_file(path)
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _require(self, skill_id: str) -> Skill:
+        skill = self._skills.get(skill_id)
+        if skill is None:
+            raise SkillNotFoundError(skill_id)
+        return skill
+
+    def _trail(self, skill: Skill, source: InsightSource | None, operation: OperationType) -> dict[str, Any]:
+        """The fields every mutation moves: updated_at, and occurrences when a source is given."""
+        changes: dict[str, Any] = {"updated_at": utc_now()}
+        if source is not None:
+            changes["occurrences"] = (*skill.occurrences, _stamped(source, operation))
+        return changes
+
+    def _store(self, skill: Skill, *, content: bool) -> Skill:
+        if skill.id not in self._skills:
+            self._order = None
+        self._skills[skill.id] = skill
+        self._log.record((skill.id,), content=content)
+        return skill
+
+    def _create(
+        self,
+        section: str,
+        issue: str,
+        keywords: Iterable[str],
+        insight: str | None,
+        source: InsightSource | None,
+        skill_id: str | None,
+    ) -> Skill:
+        if section not in VALID_SECTIONS:
+            raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {section!r}")
+        if skill_id is None:
+            skill_id = f"{section}-{self._last_numbers[section] + 1:05d}"
+        elif skill_id in self._skills:
+            raise SkillbookError(f"skill_id {skill_id!r} already exists; an ADD cannot reuse it")
+        now = utc_now()
+        skill = Skill(
+            id=skill_id, section=section, keywords=keywords, issue=issue, insight=insight,  # type: ignore[arg-type]
+            occurrences=() if source is None else (_stamped(source, "ADD"),), created_at=now, updated_at=now,
+        )
+        self._last_numbers[section] = max(self._last_numbers[section], id_number(skill_id))
+        return self._store(skill, content=True)
+
+    def _purge(self, skill: Skill) -> Skill:
+        del self._skills[skill.id]
+        self._order = None
+        self._log.record((skill.id,), content=True)
+        return skill
+
+    def _apply(self, op: UpdateOperation) -> Skill:
+        if op.type == "ADD":
+            return self._create(op.section or "", op.issue or "", op.keywords or (), op.insight, op.insight_source, op.skill_id)
+        assert op.skill_id is not None  # UpdateOperation guarantees it for non-ADD types
+        if op.type == "UPDATE":
+            return self.update_skill(
+                op.skill_id, issue=op.issue, keywords=op.keywords, insight=op.insight, insight_source=op.insight_source
+            )
+        if op.type == "TAG":
+            return self.tag_skill(op.skill_id, op.delta, insight_source=op.insight_source)  # type: ignore[arg-type]
+        return self.remove_skill(op.skill_id, op.reason or "", insight_source=op.insight_source)
+
+    def _restore(self, stored: StoredSkillbook, embeddings: StoredEmbeddings | None) -> None:
+        """Fill an empty skillbook from decoded files."""
+        skills = {skill.id: skill for skill in stored.skills}
+        if embeddings is not None:
+            for skill_id, vector in embeddings.vectors.items():
+                skill = skills.get(skill_id)
+                if skill is None:
+                    continue
+                if embeddings.digests is not None and embeddings.digests.get(skill_id) != text_digest(skill.embedding_text()):
+                    continue
+                skills[skill_id] = _with_embedding(skill, vector)
+        with self._lock:
+            self._skills = skills
+            self._last_numbers = dict(stored.last_numbers)
+            self._similarity_decisions = dict(stored.similarity_decisions)
+            has_vectors = any(skill.embedding is not None for skill in skills.values())
+            self._embedding_model = embeddings.model if embeddings is not None and has_vectors else None
+            self._order = None
+            self._log.record(skills, content=True)
