@@ -1,0 +1,61 @@
+"""Budgets and limits of a RecursiveAgent session, and the error raised when one runs out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic_ai.usage import RunUsage
+
+__all__ = ["AgenticConfig", "BudgetExhausted"]
+
+
+@dataclass(frozen=True)
+class AgenticConfig:
+    """Limits of one RecursiveAgent session (a root run plus every child it spawns).
+
+    Raises `ValueError` naming the field when a value is out of range.
+    """
+
+    max_requests: int = 30
+    """Model requests per session, children and compaction summaries included. `1` means a single
+    tool-call pass: the one response's tool calls are executed, then the run ends (see `RecursiveRun`)."""
+    max_tokens: int | None = None
+    """Total (input + output) tokens per session, children and summaries included; None for no cap."""
+    context_budget_tokens: int | None = None
+    """Estimated history size (about 4 characters per token) above which compaction runs; None disables it."""
+    keep_recent_messages: int = 6
+    """How many of the latest messages compaction never touches."""
+    child_budget_fraction: float = 0.5
+    """Share of the parent's remaining requests (and tokens) a `recurse` child may use, in (0, 1]."""
+    max_depth: int = 1
+    """How deep `recurse` may nest; 0 removes the `recurse` tool."""
+
+    def __post_init__(self) -> None:
+        if self.max_requests < 1:
+            raise ValueError(f"max_requests must be >= 1, got {self.max_requests}")
+        for name in ("max_tokens", "context_budget_tokens"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be None or >= 1, got {value}")
+        if self.keep_recent_messages < 0:
+            raise ValueError(f"keep_recent_messages must be >= 0, got {self.keep_recent_messages}")
+        if not 0 < self.child_budget_fraction <= 1:
+            raise ValueError(f"child_budget_fraction must be in (0, 1], got {self.child_budget_fraction}")
+        if self.max_depth < 0:
+            raise ValueError(f"max_depth must be >= 0, got {self.max_depth}")
+
+
+class BudgetExhausted(Exception):
+    """A session ran out of its request or token budget before the model produced its output.
+
+    `usage` is the session's usage when it stopped (children included); `limit` says which budget ran
+    out. Raise the budget in `AgenticConfig` or shorten the task.
+    """
+
+    def __init__(self, *, usage: RunUsage, limit: Literal["requests", "tokens"], cap: int) -> None:
+        used = usage.requests if limit == "requests" else usage.total_tokens
+        super().__init__(f"session budget exhausted: {limit} cap {cap} reached ({used} used)")
+        self.usage = usage
+        self.limit = limit
+        self.cap = cap

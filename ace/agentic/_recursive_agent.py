@@ -1,0 +1,195 @@
+"""RecursiveAgent: a pydantic-ai tool loop with session budgets, compaction and child sessions."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+import logfire
+from pydantic_ai import Agent, RunContext, Tool
+from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.exceptions import UsageLimitExceeded
+from pydantic_ai.messages import ModelMessage
+from pydantic_ai.models import Model
+from pydantic_ai.usage import RunUsage, UsageLimits
+
+from ace.agentic._compaction import HistoryCompactor
+from ace.agentic._config import AgenticConfig, BudgetExhausted
+from ace.models import resolve_model
+
+__all__ = ["RecursiveAgent", "RecursiveRun"]
+
+DepsT = TypeVar("DepsT")
+OutputT = TypeVar("OutputT")
+
+RECURSE_TOOL_NAME = "recurse"
+SINGLE_PASS_NOTE = (
+    "You get exactly one response in this session: make every tool call you need, including the one "
+    "that delivers your final output, in that single response."
+)
+
+
+@dataclass(frozen=True)
+class RecursiveRun(Generic[OutputT]):
+    """What a RecursiveAgent session produced."""
+
+    output: OutputT | None
+    """The model's final output; None only when `finished` is False."""
+    finished: bool
+    """False only for a single-pass session (`max_requests=1`) whose one response made tool calls but
+    delivered no final output: those tool calls were executed, then the session ended."""
+    usage: RunUsage
+    """Usage of the whole session: the root run, every child and every compaction summary."""
+    messages: list[ModelMessage]
+    """The root run's message history (after compaction)."""
+
+
+@dataclass(frozen=True)
+class _Budget:
+    """Absolute caps on the shared session usage for one (root or child) run."""
+
+    requests: int
+    tokens: int | None
+
+    def limits(self) -> UsageLimits:
+        return UsageLimits(request_limit=self.requests, total_tokens_limit=self.tokens)
+
+    def exhausted_limit(self, usage: RunUsage) -> Literal["requests", "tokens"]:
+        return "tokens" if self.tokens is not None and usage.total_tokens > self.tokens else "requests"
+
+
+class RecursiveAgent(Generic[DepsT, OutputT]):
+    """A pydantic-ai tool loop with typed deps, session budgets, compaction and `recurse` children.
+
+    Tools are ordinary pydantic-ai tools (functions taking `RunContext[DepsT]` first, or `Tool`
+    objects) and may raise `ModelRetry`. `output_type` is any pydantic-ai output spec, e.g.
+    `ToolOutput(Finalize, name="finalize")`: every tool call in the response that carries the output
+    is still executed (`end_strategy="exhaustive"`), so a batch of edits plus `finalize` all apply.
+
+    Budgets (`AgenticConfig`) cover the whole session; running out raises `BudgetExhausted` with the
+    usage, except that `max_requests=1` is a single tool-call pass (see `RecursiveRun.finished`).
+    When `max_depth > 0` the model also gets `recurse(task)`, which runs a child session with the
+    same tools and instructions, capped at `child_budget_fraction` of the parent's remaining budget,
+    whose usage counts against the parent. Spans: `{span_label}.session` around a run,
+    `{span_label}.child` around each child, `{span_label}.compaction`, plus pydantic-ai's own
+    instrumentation (model requests and tool calls) on every run.
+    """
+
+    def __init__(
+        self,
+        model: str | Model,
+        *,
+        instructions: str,
+        deps_type: type[DepsT],
+        output_type: Any = str,
+        tools: Sequence[Tool[DepsT] | Callable[..., Any]] = (),
+        config: AgenticConfig = AgenticConfig(),
+        span_label: str = "agent",
+        summary_model: str | Model | None = None,
+    ) -> None:
+        self._model = resolve_model(model)
+        self._instructions = instructions
+        self._deps_type = deps_type
+        self._output_type = output_type
+        self._tools = tuple(tools)
+        self.config = config
+        self.span_label = span_label
+        self._compactor = (
+            HistoryCompactor(
+                budget_tokens=config.context_budget_tokens,
+                keep_recent=config.keep_recent_messages,
+                summary_model=resolve_model(summary_model) if summary_model is not None else self._model,
+                span_label=span_label,
+            )
+            if config.context_budget_tokens is not None
+            else None
+        )
+
+    async def run(self, prompt: str, *, deps: DepsT) -> RecursiveRun[OutputT]:
+        """Run one session on `prompt`. Raises `BudgetExhausted` when a session budget runs out."""
+        usage = RunUsage()
+        budget = _Budget(requests=self.config.max_requests, tokens=self.config.max_tokens)
+        with logfire.span(f"{self.span_label}.session", max_requests=budget.requests, max_tokens=budget.tokens) as span:
+            run = await self._run_loop(prompt, deps=deps, usage=usage, budget=budget, depth=0)
+            span.set_attributes({"requests": usage.requests, "total_tokens": usage.total_tokens,
+                                 "finished": run.finished})
+        return run
+
+    def run_sync(self, prompt: str, *, deps: DepsT) -> RecursiveRun[OutputT]:
+        """`run` on a fresh event loop; call it from synchronous code only (not inside a running loop)."""
+        return asyncio.run(self.run(prompt, deps=deps))
+
+    async def _run_loop(
+        self, prompt: str, *, deps: DepsT, usage: RunUsage, budget: _Budget, depth: int
+    ) -> RecursiveRun[OutputT]:
+        single_pass = depth == 0 and self.config.max_requests == 1
+        agent = self._build_agent(depth=depth, budget=budget, single_pass=single_pass)
+        async with agent.iter(prompt, deps=deps, usage=usage, usage_limits=budget.limits()) as agent_run:
+            try:
+                async for _ in agent_run:
+                    pass
+            except UsageLimitExceeded:
+                limit = budget.exhausted_limit(usage)
+                if single_pass and limit == "requests":
+                    return RecursiveRun(output=None, finished=False, usage=copy.copy(usage),
+                                        messages=agent_run.all_messages())
+                cap = budget.requests if limit == "requests" else budget.tokens
+                raise BudgetExhausted(usage=copy.copy(usage), limit=limit, cap=cap or 0) from None
+            assert agent_run.result is not None
+            return RecursiveRun(output=agent_run.result.output, finished=True, usage=copy.copy(usage),
+                                messages=agent_run.all_messages())
+
+    def _build_agent(self, *, depth: int, budget: _Budget, single_pass: bool) -> Agent[DepsT, Any]:
+        tools: list[Tool[DepsT] | Callable[..., Any]] = list(self._tools)
+        if depth < self.config.max_depth and not single_pass:
+            tools.append(self._recurse_tool(depth, budget))
+        instructions = f"{self._instructions}\n\n{SINGLE_PASS_NOTE}" if single_pass else self._instructions
+        agent: Agent[DepsT, Any] = Agent(
+            self._model,
+            instructions=instructions,
+            deps_type=self._deps_type,
+            output_type=self._output_type,
+            tools=tools,
+            end_strategy="exhaustive",
+            capabilities=[ProcessHistory(self._compactor)] if self._compactor is not None else None,
+        )
+        agent.instrument = True
+        return agent
+
+    def _recurse_tool(self, depth: int, parent_budget: _Budget) -> Tool[DepsT]:
+        async def recurse(ctx: RunContext[DepsT], task: str) -> Any:
+            """Delegate a self-contained sub-task to a child session with the same tools.
+
+            The child gets a share of the remaining budget and returns its final output.
+            """
+            return await self._run_child(ctx, task, depth=depth + 1, parent_budget=parent_budget)
+
+        return Tool(recurse, name=RECURSE_TOOL_NAME, takes_ctx=True)
+
+    async def _run_child(self, ctx: RunContext[DepsT], task: str, *, depth: int, parent_budget: _Budget) -> Any:
+        usage = ctx.usage
+        fraction = self.config.child_budget_fraction
+        child_requests = math.floor((parent_budget.requests - usage.requests) * fraction)
+        child_tokens = (
+            math.floor((parent_budget.tokens - usage.total_tokens) * fraction)
+            if parent_budget.tokens is not None
+            else None
+        )
+        if child_requests < 1 or (child_tokens is not None and child_tokens < 1):
+            return "No budget left for a child session; continue the task yourself."
+        budget = _Budget(
+            requests=usage.requests + child_requests,
+            tokens=usage.total_tokens + child_tokens if child_tokens is not None else None,
+        )
+        with logfire.span(f"{self.span_label}.child", depth=depth, task=task,
+                          request_budget=child_requests, token_budget=child_tokens) as span:
+            try:
+                child = await self._run_loop(task, deps=ctx.deps, usage=usage, budget=budget, depth=depth)
+            except BudgetExhausted as exc:
+                span.set_attribute("exhausted", exc.limit)
+                return f"The child session ran out of its {exc.limit} budget before finishing; it produced no result."
+        return child.output
