@@ -1,0 +1,103 @@
+"""Lexical evidence for task -> skill matching: normalised terms and IDF-weighted field coverage.
+
+Terms are lowercase alphanumeric runs (keyword `pod_debugging` gives `pod`, `debugging`) with English
+stopwords dropped and a light suffix stem (`matching`/`matches` -> `match`), so a task that says
+"match a competitor's price" meets a skill that says "price matching". The matcher scores only its
+shortlist this way, so a full stemmer buys nothing here.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["FieldTerms", "MatchedField", "TermStatistics", "field_terms", "terms_of"]
+
+MatchedField = Literal["issue", "keywords"]
+
+_WORD = re.compile(r"[^\W_]+")
+_STOPWORDS = frozenset(
+    """a about after again all also am an and any are as at be been before being both but by can
+    cannot could did do does doing done down during each even every few for from further had has have
+    having he her here hers him his how i if in into is it its itself just me more most my no nor not
+    now of off on once only or other our ours out over own same she should so some such than that the
+    their theirs them then there these they this those through to too under until up us very was we
+    were what when where which while who whom why will with would you your yours via per""".split()
+)
+_SUFFIXES = (("ies", "y"), ("ings", ""), ("ing", ""), ("es", ""), ("ed", ""), ("s", ""))
+_MIN_STEM = 3
+
+
+def _stem(word: str) -> str:
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
+            return word[: -len(suffix)] + replacement
+    return word
+
+
+def terms_of(text: str) -> frozenset[str]:
+    """The distinct stemmed content terms of `text` (2+ characters, stopwords dropped)."""
+    return frozenset(
+        _stem(word) for word in _WORD.findall(text.lower()) if len(word) > 1 and word not in _STOPWORDS
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class FieldTerms:
+    """The terms of a skill's two matchable fields."""
+
+    issue: frozenset[str]
+    """Terms of the skill's issue text."""
+    keywords: frozenset[str]
+    """Terms of the skill's keywords (split on `_`)."""
+
+    @property
+    def all(self) -> frozenset[str]:
+        """Terms of issue and keywords together."""
+        return self.issue | self.keywords
+
+
+def field_terms(issue: str, keywords: Iterable[str]) -> FieldTerms:
+    """The `FieldTerms` of one skill's issue and keywords."""
+    return FieldTerms(issue=terms_of(issue), keywords=terms_of(" ".join(keywords)))
+
+
+class TermStatistics:
+    """Document frequencies of terms over the indexed skills, and the coverage scores built on them.
+
+    IDF is `log(1 + n / (df + 0.5))`: rare terms weigh more, and a term no indexed skill uses still
+    gets a finite weight. Instances are immutable; build a new one when the indexed skills change.
+    """
+
+    def __init__(self, documents: Iterable[frozenset[str]]) -> None:
+        """Count each document's distinct terms once."""
+        counts: Counter[str] = Counter()
+        size = 0
+        for terms in documents:
+            counts.update(terms)
+            size += 1
+        self._document_frequency: Mapping[str, int] = counts
+        self._size = size
+
+    def idf(self, term: str) -> float:
+        """Inverse document frequency of `term` among the indexed skills."""
+        return math.log(1.0 + self._size / (self._document_frequency.get(term, 0) + 0.5))
+
+    def coverage(self, terms: frozenset[str], task_terms: frozenset[str]) -> float:
+        """Share of the IDF mass of `terms` that also appears in `task_terms`, in [0, 1] (0 if empty)."""
+        total = sum(self.idf(term) for term in terms)
+        if total == 0.0:
+            return 0.0
+        return sum(self.idf(term) for term in terms & task_terms) / total
+
+    def matched_field(self, fields: FieldTerms, task_terms: frozenset[str]) -> MatchedField:
+        """The field that drove a match: `keywords` when the task covers a larger IDF-weighted share of
+        the keywords than of the issue, else `issue` (also when no term is shared: the match then came
+        from the dense similarity of the description)."""
+        if self.coverage(fields.keywords, task_terms) > self.coverage(fields.issue, task_terms):
+            return "keywords"
+        return "issue"
