@@ -156,7 +156,12 @@ class InsightSource:
         object.__setattr__(self, "trace_refs", refs)
 
     def replace(self, **changes: Any) -> InsightSource:
-        """A copy with `changes` applied (e.g. a per-operation source derived from a base one)."""
+        """A copy with `changes` applied (e.g. a per-operation source derived from a base one).
+
+        Changing source_system or trace_id without giving trace_uid re-derives trace_uid.
+        """
+        if changes.keys() & {"source_system", "trace_id"} and "trace_uid" not in changes:
+            changes["trace_uid"] = ""
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,0 +1,193 @@
+"""Mutations: ids, field semantics, provenance trail, embeddings invalidation, counters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ace.skillbook import InsightSource, Skill, Skillbook
+
+
+def _old_skill_book() -> Skillbook:
+    """A skillbook whose only skill was created and last updated in 2020."""
+    return Skillbook.from_dict(
+        {
+            "schema_version": "2",
+            "skills": {
+                "context-00001": {
+                    "id": "context-00001", "section": "context", "keywords": ["k"], "issue": "issue",
+                    "insight": "insight", "created_at": "2020-01-01T00:00:00+00:00",
+                    "updated_at": "2020-01-01T00:00:00+00:00",
+                }
+            },
+        }
+    )
+
+
+def test_ids_count_per_section() -> None:
+    book = Skillbook()
+    ids = [
+        book.add_skill("context", "a", ["k"], "x").id,
+        book.add_skill("harness", "b", ["k"]).id,
+        book.add_skill("context", "c", ["k"], "x").id,
+    ]
+    assert ids == ["context-00001", "harness-00001", "context-00002"]
+
+
+def test_ids_are_never_reused_after_purge(skillbook: Skillbook) -> None:
+    skillbook.purge("context-00001")
+    assert skillbook.add_skill("context", "new", ["k"], "x").id == "context-00002"
+
+
+def test_add_skill_normalises_keywords(skillbook: Skillbook) -> None:
+    skill = skillbook.add_skill("context", "i", ["  Booking API ", "booking-api", "Cabin--Class"], "x")
+    assert skill.keywords == ("booking_api", "cabin_class")
+
+
+def test_add_skill_strips_issue_and_insight() -> None:
+    skill = Skillbook().add_skill("context", "  issue \n", ["k"], "\tinsight ")
+    assert (skill.issue, skill.insight) == ("issue", "insight")
+
+
+def test_add_skill_returns_the_stored_skill(skillbook: Skillbook) -> None:
+    skill = skillbook.add_skill("harness", "issue", ["k"])
+    assert skillbook.get_skill(skill.id) is skill
+
+
+def test_update_skill_changes_only_given_fields(skillbook: Skillbook) -> None:
+    before = skillbook.get_skill("context-00001")
+    after = skillbook.update_skill("context-00001", insight="New insight.")
+    assert (after.insight, after.issue, after.keywords) == ("New insight.", before.issue, before.keywords)
+
+
+def test_update_skill_keeps_the_held_snapshot_unchanged(skillbook: Skillbook) -> None:
+    held = skillbook.get_skill("context-00001")
+    skillbook.update_skill("context-00001", issue="Rewritten issue.")
+    assert held.issue != "Rewritten issue." and skillbook.get_skill("context-00001").issue == "Rewritten issue."
+
+
+def test_update_skill_moves_updated_at() -> None:
+    book = _old_skill_book()
+    assert book.update_skill("context-00001", issue="new").updated_at > "2020-01-01T00:00:00+00:00"
+
+
+def test_tag_skill_moves_updated_at() -> None:
+    book = _old_skill_book()
+    assert book.tag_skill("context-00001", 0).updated_at > "2020-01-01T00:00:00+00:00"
+
+
+def test_update_skill_keeps_created_at() -> None:
+    book = _old_skill_book()
+    assert book.update_skill("context-00001", issue="new").created_at == "2020-01-01T00:00:00+00:00"
+
+
+@pytest.mark.parametrize(
+    "changes", [{"issue": "Other issue."}, {"insight": "Other insight."}, {"keywords": ["other"]}]
+)
+def test_content_change_clears_embedding(skillbook: Skillbook, changes: dict) -> None:
+    skillbook.set_embeddings({"context-00001": np.ones(4)}, model="m")
+    assert skillbook.update_skill("context-00001", **changes).embedding is None
+
+
+def test_update_with_same_content_keeps_embedding(skillbook: Skillbook) -> None:
+    skillbook.set_embeddings({"context-00001": np.ones(4)}, model="m")
+    issue = skillbook.get_skill("context-00001").issue
+    assert skillbook.update_skill("context-00001", issue=issue).embedding is not None
+
+
+def test_tag_skill_keeps_embedding(skillbook: Skillbook) -> None:
+    skillbook.set_embeddings({"context-00001": np.ones(4)}, model="m")
+    assert skillbook.tag_skill("context-00001", 1).embedding is not None
+
+
+@pytest.mark.parametrize("delta, counter", [(1, "helpful_count"), (-1, "harmful_count"), (0, "neutral_count")])
+def test_tag_skill_bumps_the_matching_counter_only(skillbook: Skillbook, delta: int, counter: str) -> None:
+    skill = skillbook.tag_skill("context-00001", delta)
+    counts = {name: getattr(skill, name) for name in ("helpful_count", "harmful_count", "neutral_count")}
+    assert counts == {name: int(name == counter) for name in counts}
+
+
+def test_mark_used_bumps_used_count_of_each_listed_skill(skillbook: Skillbook) -> None:
+    skillbook.mark_used(["context-00001", "harness-00001"])
+    skillbook.mark_used(["context-00001"])
+    assert [s.used_count for s in skillbook.skills()] == [2, 1]
+
+
+def test_mark_used_with_one_unknown_id_changes_nothing(skillbook: Skillbook) -> None:
+    with pytest.raises(KeyError):
+        skillbook.mark_used(["context-00001", "context-00042"])
+    assert skillbook.get_skill("context-00001").used_count == 0
+
+
+def test_soft_remove_deactivates_and_keeps_the_skill(skillbook: Skillbook) -> None:
+    skillbook.remove_skill("context-00001", "outdated")
+    assert [s.id for s in skillbook.skills()] == ["harness-00001"]
+    assert skillbook.get_skill("context-00001").active is False
+
+
+def test_hard_remove_deletes_the_skill(skillbook: Skillbook) -> None:
+    skillbook.remove_skill("context-00001", "wrong", soft=False)
+    assert skillbook.get_skill("context-00001") is None
+
+
+def test_skills_include_inactive_on_request_in_id_order(skillbook: Skillbook) -> None:
+    skillbook.add_skill("context", "another", ["k"], "x")
+    skillbook.remove_skill("context-00001", "outdated")
+    assert [s.id for s in skillbook.skills(include_inactive=True)] == ["context-00001", "context-00002", "harness-00001"]
+
+
+def test_len_counts_inactive_skills(skillbook: Skillbook) -> None:
+    skillbook.remove_skill("context-00001", "outdated")
+    assert len(skillbook) == 2
+
+
+@pytest.mark.parametrize(
+    "mutate, operation",
+    [
+        (lambda b, s: b.add_skill("harness", "new", ["k"], insight_source=s), "ADD"),
+        (lambda b, s: b.update_skill("harness-00001", issue="wider", insight_source=s), "UPDATE"),
+        (lambda b, s: b.tag_skill("harness-00001", 1, insight_source=s), "TAG"),
+        (lambda b, s: b.remove_skill("harness-00001", "stale", insight_source=s), "REMOVE"),
+    ],
+    ids=["ADD", "UPDATE", "TAG", "REMOVE"],
+)
+def test_mutation_with_source_appends_occurrence_with_operation_type(
+    skillbook: Skillbook, source: InsightSource, mutate, operation: str
+) -> None:
+    skill = mutate(skillbook, source)
+    assert skill.occurrences[-1] == source.replace(operation_type=operation)
+
+
+def test_occurrences_accumulate_in_order(skillbook: Skillbook, source: InsightSource) -> None:
+    skillbook.update_skill("harness-00001", issue="wider", insight_source=source)
+    skill = skillbook.tag_skill("harness-00001", -1, insight_source=source.replace(trace_id="task-8"))
+    assert [(o.operation_type, o.trace_id) for o in skill.occurrences] == [("UPDATE", "task-7"), ("TAG", "task-8")]
+
+
+def test_remove_records_reason_as_learning_text_when_source_has_none(skillbook: Skillbook, source: InsightSource) -> None:
+    skill = skillbook.remove_skill("harness-00001", "superseded", insight_source=source.replace(learning_text=None))
+    assert skill.occurrences[-1].learning_text == "superseded"
+
+
+def test_mutation_without_source_appends_no_occurrence(skillbook: Skillbook) -> None:
+    assert skillbook.tag_skill("harness-00001", 1).occurrences == ()
+
+
+def test_embedding_text_joins_issue_insight_and_keywords(skillbook: Skillbook) -> None:
+    skill = Skillbook().add_skill("context", "The issue.", ["airline", "cabin_class"], "The insight.")
+    assert skill.embedding_text() == "The issue.\n\nThe insight.\n\nKeywords: airline, cabin_class"
+
+
+def test_embedding_text_without_insight_has_issue_and_keywords() -> None:
+    skill = Skillbook().add_skill("harness", "The issue.", ["tau2"])
+    assert skill.embedding_text() == "The issue.\n\nKeywords: tau2"
+
+
+def test_skill_constructed_directly_is_validated() -> None:
+    with pytest.raises(ValueError, match="insight"):
+        Skill(id="context-00001", section="context", keywords=("k",), issue="issue")
+
+
+def test_skill_is_immutable(skillbook: Skillbook) -> None:
+    with pytest.raises(AttributeError):
+        skillbook.get_skill("context-00001").issue = "changed"  # type: ignore[misc]
