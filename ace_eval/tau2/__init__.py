@@ -1,0 +1,1 @@
+"""tau2-bench airline harness: upstream tools, tasks, LLM orchestrator, grader, Results, metrics."""

@@ -1,0 +1,91 @@
+"""`ace-eval tau2 ...`: commands of the tau2 airline harness.
+
+`ace-eval tau2 regrade RESULTS.json [--json] [--tasks FILE]` re-grades a tau2 Results file and
+prints, per simulation, the computed and the recorded reward and db_match, then
+`agreement: <agreeing>/<graded>`. Exit code 0 when every graded simulation agrees, 1 otherwise,
+2 for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from ace.cli import CommandError
+from ace_eval.tau2.data import load_tasks
+from ace_eval.tau2.errors import Tau2Error
+from ace_eval.tau2.regrade import RegradedSimulation, RegradeReport, regrade_results
+from ace_eval.tau2.results import load_results
+
+__all__ = ["register"]
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    """Add the `tau2` command group to `ace-eval`."""
+    tau2 = subparsers.add_parser("tau2", help="tau2-bench airline harness")
+    commands = tau2.add_subparsers(dest="tau2_command", metavar="COMMAND", required=True)
+    regrade = commands.add_parser(
+        "regrade", help="re-grade a tau2 Results file and compare with its recorded rewards"
+    )
+    regrade.add_argument("results", type=Path, help="a tau2 Results JSON file")
+    regrade.add_argument("--tasks", type=Path, help="grade with this tasks JSON list instead of the embedded tasks")
+    regrade.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    regrade.set_defaults(handler=_regrade)
+
+
+def _regrade(args: argparse.Namespace) -> int:
+    try:
+        results = load_results(args.results)
+        tasks = load_tasks(path=args.tasks) if args.tasks is not None else None
+        report = regrade_results(results, tasks)
+    except Tau2Error as exc:
+        raise CommandError(str(exc)) from exc
+    print(_as_json(report) if args.json else _as_text(report))
+    return 0 if report.agreeing == report.graded else 1
+
+
+def _row(sim: RegradedSimulation) -> dict:
+    recorded_db = sim.recorded.db_check if sim.recorded else None
+    return {
+        "task_id": sim.task_id,
+        "trial": sim.trial,
+        "termination_reason": sim.termination_reason,
+        "reward": sim.computed.reward,
+        "db_match": sim.computed.db_check.db_match if sim.computed.db_check else None,
+        "recorded_reward": sim.recorded.reward if sim.recorded else None,
+        "recorded_db_match": recorded_db.db_match if recorded_db else None,
+        "graded": sim.graded,
+        "agrees": sim.agrees if sim.graded else None,
+    }
+
+
+def _as_json(report: RegradeReport) -> str:
+    return json.dumps(
+        {
+            "simulations": [_row(sim) for sim in report.simulations],
+            "agreeing": report.agreeing,
+            "graded": report.graded,
+        },
+        indent=2,
+    )
+
+
+def _as_text(report: RegradeReport) -> str:
+    lines = []
+    for sim in report.simulations:
+        row = _row(sim)
+        head = f"task {row['task_id']} trial {row['trial']}: "
+        if not sim.graded:
+            lines.append(
+                f"{head}not graded ({row['termination_reason']}, no recorded db_check); "
+                f"reward {row['reward']} (recorded {row['recorded_reward']})"
+            )
+            continue
+        verdict = "agree" if sim.agrees else "DISAGREE"
+        lines.append(
+            f"{head}reward {row['reward']} (recorded {row['recorded_reward']}), "
+            f"db_match {row['db_match']} (recorded {row['recorded_db_match']}) {verdict}"
+        )
+    lines.append(f"agreement: {report.agreeing}/{report.graded}")
+    return "\n".join(lines)
