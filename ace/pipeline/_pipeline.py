@@ -244,7 +244,8 @@ def _check_nested_boundaries(specs: list[StepSpec], name: str) -> None:
 def _check_order(specs: list[StepSpec], name: str) -> None:
     provided: set[str] = set()
     for position, spec in enumerate(specs):
-        for field in sorted(spec.requires - provided):
+        # A step that also provides a field it requires reads it from outside and rewrites it.
+        for field in sorted(spec.requires - provided - spec.provides):
             provider = next((later for later in specs[position + 1 :] if field in later.provides), None)
             if provider is not None:
                 raise PipelineOrderError(

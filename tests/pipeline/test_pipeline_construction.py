@@ -25,6 +25,11 @@ def test_step_requiring_a_field_only_a_later_step_provides_raises_order_error_na
         Pipeline([Needs("Reflect", {"trace"}, {"reflection"}), Needs("Act", set(), {"trace"})])
 
 
+def test_step_that_rewrites_a_field_may_precede_another_step_that_rewrites_it() -> None:
+    pipeline = Pipeline([Needs("Trim", {"text"}, {"text"}), Needs("Lower", {"text"}, {"text"})])
+    assert pipeline.requires == {"text"}
+
+
 def test_field_provided_by_no_step_is_an_external_requirement_not_an_order_error() -> None:
     pipeline = Pipeline([Needs("Act", {"task"}, {"trace"}), Needs("Reflect", {"trace"}, {"reflection"})])
     assert pipeline.requires == {"task"}
