@@ -1,0 +1,198 @@
+"""`SkillMatcher`: which few active skills apply to a task (recall -> rerank -> floor), or none.
+
+A skill is matched on its issue and keywords — the fields that say *when* it applies — never on its
+insight. Recall takes the `shortlist_size` skills whose issue + keywords text is closest to the task
+(dense cosine); the reranker scores that shortlist against the task in [0, 1]; skills below the floor
+are dropped, so the common answer, "nothing applies", is `[]`. Equal scores sort by skill id.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import logfire
+import numpy as np
+
+from ._matching_index import MatchableSkillbook, MatchEntry, MatchSnapshot, empty_snapshot, refresh_snapshot
+from ._matching_terms import MatchedField, terms_of
+from .embedder import Embedder, EmbeddingError
+from .local_embedder import default_embedder
+from .rerankers import FieldAwareReranker, RerankCandidate, Reranker, RerankError
+
+__all__ = ["DEFAULT_FLOOR", "DEFAULT_SHORTLIST_SIZE", "MatchableSkillbook", "SkillMatch", "SkillMatcher"]
+
+DEFAULT_FLOOR = 0.5
+"""Rerank score a skill needs to be returned; every shipped reranker is calibrated so 0.5 decides."""
+
+DEFAULT_SHORTLIST_SIZE = 20
+"""Skills recalled per task before reranking."""
+
+_SCORE_DECIMALS = 6  # rounding makes identical skills tie exactly, whatever the float noise
+
+
+@dataclass(frozen=True, slots=True)
+class SkillMatch:
+    """A skill that applies to a task, with the evidence for it."""
+
+    skill_id: str
+    """Id of the matched skill."""
+    score: float
+    """Rerank score in [0, 1]; at least the matcher's floor."""
+    matched_on: MatchedField
+    """The field that drove the match: `issue` or `keywords` (see `TermStatistics.matched_field`)."""
+    section: str
+    """The skill's section."""
+    keywords: tuple[str, ...]
+    """The skill's keywords."""
+    issue: str
+    """The skill's issue."""
+
+
+class SkillMatcher:
+    """Matches tasks to the active skills of one skillbook; thread-safe.
+
+    The index (issue + keywords vectors and terms of active skills) is built on first use and then
+    follows the skillbook: before each match it compares `skillbook.version` with the indexed one and
+    re-reads only the skills in `changed_ids_since`, embedding only new or edited texts. It is never
+    rebuilt per request.
+    """
+
+    def __init__(
+        self,
+        skillbook: MatchableSkillbook,
+        *,
+        embedder: Embedder | None = None,
+        reranker: Reranker | None = None,
+        floor: float | None = None,
+        shortlist_size: int = DEFAULT_SHORTLIST_SIZE,
+    ) -> None:
+        """Bind the matcher to `skillbook` (a `Skillbook` or its view).
+
+        `embedder` defaults to `default_embedder()` (offline MiniLM), `reranker` to
+        `FieldAwareReranker()`, `floor` to `DEFAULT_FLOOR`. Raises ValueError for a floor outside
+        [0, 1] or a shortlist size below 1. Nothing is embedded until the first match.
+        """
+        floor = DEFAULT_FLOOR if floor is None else floor
+        if not 0.0 <= floor <= 1.0:
+            raise ValueError(f"floor must be within [0, 1], got {floor!r}")
+        if shortlist_size < 1:
+            raise ValueError(f"shortlist_size must be >= 1, got {shortlist_size!r}")
+        self.embedder = embedder if embedder is not None else default_embedder()
+        self.reranker = reranker if reranker is not None else FieldAwareReranker()
+        self.floor = floor
+        self.shortlist_size = shortlist_size
+        self._skillbook = skillbook
+        self._snapshot = empty_snapshot(self.embedder.dim)
+        self._refresh_lock = threading.Lock()
+
+    def rebind(self, skillbook: MatchableSkillbook) -> None:
+        """Follow another skillbook object (e.g. the same file, reloaded), reusing every vector whose
+        text is unchanged. Raises `EmbeddingError` if embedding the new texts fails."""
+        with self._refresh_lock:
+            stale = dataclasses.replace(self._snapshot, version=None)
+            self._snapshot = refresh_snapshot(stale, skillbook, self.embedder)
+            self._skillbook = skillbook
+
+    def refresh(self) -> None:
+        """Bring the index up to the skillbook's current version (match calls this itself)."""
+        if self._snapshot.version == self._skillbook.version:
+            return
+        with self._refresh_lock:
+            self._snapshot = refresh_snapshot(self._snapshot, self._skillbook, self.embedder)
+
+    def shortlist(self, task: str) -> list[RerankCandidate]:
+        """The recall stage alone: up to `shortlist_size` candidates, best dense similarity first.
+
+        Raises ValueError for a blank task and `EmbeddingError` when the task cannot be embedded.
+        """
+        return [candidate for _, candidate in self._recall(_checked_task(task), self._current())]
+
+    def match(self, task: str, limit: int = 3) -> list[SkillMatch]:
+        """The at most `limit` active skills that apply to `task`, best first; `[]` when none does.
+
+        Raises ValueError for a blank task or a limit below 1, `EmbeddingError` when the task cannot
+        be embedded and `RerankError` when the reranker fails or returns invalid scores.
+        """
+        task = _checked_task(task)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
+        snapshot = self._current()
+        with logfire.span("skill_match", reranker=self.reranker.name, limit=limit) as span:
+            task_terms = terms_of(task)
+            shortlisted = self._recall(task, snapshot)
+            candidates = [candidate for _, candidate in shortlisted]
+            scores = _checked_scores(self.reranker, self.reranker.rerank(task, candidates), len(candidates))
+            ranked = sorted(
+                (
+                    (score, entry)
+                    for score, (entry, _) in zip(scores, shortlisted)
+                    if score >= self.floor
+                ),
+                key=lambda pair: (-pair[0], pair[1].skill.id),
+            )[:limit]
+            matches = [
+                SkillMatch(
+                    skill_id=entry.skill.id,
+                    score=score,
+                    matched_on=snapshot.statistics.matched_field(entry.terms, task_terms),
+                    section=entry.skill.section,
+                    keywords=entry.skill.keywords,
+                    issue=entry.skill.issue,
+                )
+                for score, entry in ranked
+            ]
+            span.set_attribute("shortlist_size", len(candidates))
+            span.set_attribute("matched_ids", [match.skill_id for match in matches])
+        return matches
+
+    def _current(self) -> MatchSnapshot:
+        self.refresh()
+        return self._snapshot
+
+    def _recall(self, task: str, snapshot: MatchSnapshot) -> list[tuple[MatchEntry, RerankCandidate]]:
+        if not snapshot.entries:
+            return []
+        task_terms = terms_of(task)
+        query = self.embedder.embed([task])
+        if query.shape != (1, snapshot.vectors.shape[1]):
+            raise EmbeddingError(f"{self.embedder.name} returned shape {query.shape} for one task text")
+        similarities = snapshot.vectors @ query[0]
+        size = min(self.shortlist_size, len(snapshot.entries))
+        rows = np.argpartition(-similarities, size - 1)[:size] if size < len(snapshot.entries) else range(size)
+        shortlisted = []
+        for row in rows:
+            entry = snapshot.entries[row]
+            shortlisted.append((
+                entry,
+                RerankCandidate(
+                    skill_id=entry.skill.id,
+                    issue=entry.skill.issue,
+                    keywords=entry.skill.keywords,
+                    similarity=round(float(similarities[row]), _SCORE_DECIMALS),
+                    lexical_overlap=round(snapshot.statistics.coverage(entry.terms.all, task_terms), _SCORE_DECIMALS),
+                ),
+            ))
+        shortlisted.sort(key=lambda pair: (-pair[1].similarity, pair[1].skill_id))
+        return shortlisted
+
+
+def _checked_task(task: str) -> str:
+    if not isinstance(task, str) or not task.strip():
+        raise ValueError(f"task must be a non-empty string, got {task!r}")
+    return task.strip()
+
+
+def _checked_scores(reranker: Reranker, scores: Sequence[float], expected: int) -> list[float]:
+    scores = list(scores)
+    if len(scores) != expected:
+        raise RerankError(f"reranker {reranker.name!r} returned {len(scores)} scores for {expected} candidates")
+    checked = []
+    for score in scores:
+        if not isinstance(score, (int, float)) or not math.isfinite(score) or not 0.0 <= score <= 1.0:
+            raise RerankError(f"reranker {reranker.name!r} returned score {score!r}, expected a float in [0, 1]")
+        checked.append(round(float(score), _SCORE_DECIMALS))
+    return checked
