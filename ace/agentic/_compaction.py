@@ -64,13 +64,15 @@ class HistoryCompactor:
         self._budget_tokens = budget_tokens
         self._keep_recent = keep_recent
         self._summariser = Agent(summary_model, instructions=SUMMARY_INSTRUCTIONS, output_type=str)
-        self._span_name = f"{span_label}.compaction"
+        self._span_label = span_label
 
     async def __call__(self, ctx: RunContext[object], messages: list[ModelMessage]) -> list[ModelMessage]:
         before = estimate_tokens(messages)
         if before <= self._budget_tokens:
             return messages
-        with logfire.span(self._span_name, estimated_tokens=before, budget_tokens=self._budget_tokens) as span:
+        with logfire.span("{span_label}.compaction", _span_name=f"{self._span_label}.compaction",
+                          span_label=self._span_label, estimated_tokens=before,
+                          budget_tokens=self._budget_tokens) as span:
             compacted = self._elide_old_tool_returns(messages)
             stage = "tool_returns"
             if estimate_tokens(compacted) > self._budget_tokens:

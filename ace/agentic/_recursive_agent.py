@@ -113,7 +113,8 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         """Run one session on `prompt`. Raises `BudgetExhausted` when a session budget runs out."""
         usage = RunUsage()
         budget = _Budget(requests=self.config.max_requests, tokens=self.config.max_tokens)
-        with logfire.span(f"{self.span_label}.session", max_requests=budget.requests, max_tokens=budget.tokens) as span:
+        with logfire.span("{span_label}.session", _span_name=f"{self.span_label}.session", span_label=self.span_label,
+                          max_requests=budget.requests, max_tokens=budget.tokens) as span:
             run = await self._run_loop(prompt, deps=deps, usage=usage, budget=budget, depth=0)
             span.set_attributes({"requests": usage.requests, "total_tokens": usage.total_tokens,
                                  "finished": run.finished})
@@ -128,20 +129,23 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
     ) -> RecursiveRun[OutputT]:
         single_pass = depth == 0 and self.config.max_requests == 1
         agent = self._build_agent(depth=depth, budget=budget, single_pass=single_pass)
+        exhausted: Literal["requests", "tokens"] | None = None
         async with agent.iter(prompt, deps=deps, usage=usage, usage_limits=budget.limits()) as agent_run:
             try:
                 async for _ in agent_run:
                     pass
             except UsageLimitExceeded:
-                limit = budget.exhausted_limit(usage)
-                if single_pass and limit == "requests":
-                    return RecursiveRun(output=None, finished=False, usage=copy.copy(usage),
-                                        messages=agent_run.all_messages())
-                cap = budget.requests if limit == "requests" else budget.tokens
-                raise BudgetExhausted(usage=copy.copy(usage), limit=limit, cap=cap or 0) from None
-            assert agent_run.result is not None
-            return RecursiveRun(output=agent_run.result.output, finished=True, usage=copy.copy(usage),
-                                messages=agent_run.all_messages())
+                # Raised outside this block: pydantic-ai re-raises the run's own error from a context exit.
+                exhausted = budget.exhausted_limit(usage)
+            messages = agent_run.all_messages()
+            result = agent_run.result
+        if exhausted == "requests" and single_pass:
+            return RecursiveRun(output=None, finished=False, usage=copy.copy(usage), messages=messages)
+        if exhausted is not None:
+            cap = budget.requests if exhausted == "requests" else budget.tokens
+            raise BudgetExhausted(usage=copy.copy(usage), limit=exhausted, cap=cap or 0)
+        assert result is not None
+        return RecursiveRun(output=result.output, finished=True, usage=copy.copy(usage), messages=messages)
 
     def _build_agent(self, *, depth: int, budget: _Budget, single_pass: bool) -> Agent[DepsT, Any]:
         tools: list[Tool[DepsT] | Callable[..., Any]] = list(self._tools)
@@ -185,8 +189,8 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
             requests=usage.requests + child_requests,
             tokens=usage.total_tokens + child_tokens if child_tokens is not None else None,
         )
-        with logfire.span(f"{self.span_label}.child", depth=depth, task=task,
-                          request_budget=child_requests, token_budget=child_tokens) as span:
+        with logfire.span("{span_label}.child", _span_name=f"{self.span_label}.child", span_label=self.span_label,
+                          depth=depth, task=task, request_budget=child_requests, token_budget=child_tokens) as span:
             try:
                 child = await self._run_loop(task, deps=ctx.deps, usage=usage, budget=budget, depth=depth)
             except BudgetExhausted as exc:
