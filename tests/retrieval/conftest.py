@@ -79,3 +79,9 @@ def airline_skillbook() -> Skillbook:
     skillbook.add_skill("harness", "Flight search tool times out on long date ranges", ["tools", "timeout"])
     skillbook.remove_skill("context-00003", "superseded")
     return skillbook
+
+
+@pytest.fixture
+def make_hashing_embedder() -> type[HashingEmbedder]:
+    """The fake embedder class, for tests that need a second name or a failure."""
+    return HashingEmbedder

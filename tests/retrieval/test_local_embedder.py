@@ -86,3 +86,17 @@ def test_normalise_rows_rejects_a_zero_vector():
 
     with pytest.raises(EmbeddingError, match=r"\[1\]"):
         normalise_rows(np.array([[3.0, 4.0], [0.0, 0.0]]))
+
+
+def test_dense_search_with_the_local_embedder_finds_a_paraphrase(local_embedder):
+    from ace.retrieval import retrieve_top_k
+    from ace.skillbook import Skillbook
+
+    skillbook = Skillbook()
+    skillbook.add_skill("context", "Customer wants to move their flight to another day", ["booking"], insight="Check fares")
+    skillbook.add_skill("context", "Questions about checked luggage weight limits", ["baggage"], insight="Check tier")
+    skillbook.add_skill("harness", "The simulator crashes when the database file is missing", ["runtime"])
+
+    found = retrieve_top_k(skillbook, "rebook my trip for tomorrow", top_k=1, mode="dense", embedder=local_embedder)
+
+    assert [skill.id for skill in found] == ["context-00001"]
