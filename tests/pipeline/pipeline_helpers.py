@@ -159,7 +159,8 @@ class AsyncProbe:
 
 
 class GatedStep:
-    """Sync step that blocks until the test opens its gate; records the samples it finished."""
+    """Sync step that blocks until the test opens its gate; `entered` is released once per call
+    started, and `finished` lists the samples it completed."""
 
     requires = frozenset({"x"})
     provides = frozenset({"y"})
@@ -169,9 +170,11 @@ class GatedStep:
         self.async_boundary = async_boundary
         self.max_workers = max_workers
         self.gate = threading.Event()
+        self.entered = threading.Semaphore(0)
         self.finished: list[int] = []
 
     def __call__(self, ctx: NumberContext) -> NumberContext:
+        self.entered.release()
         if not self.gate.wait(GATE_TIMEOUT):
             raise TimeoutError("test never opened the gate")
         self.finished.append(ctx.sample)
