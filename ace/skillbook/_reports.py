@@ -8,7 +8,7 @@ from typing import Any
 
 from ace.skillbook._skill import Skill
 
-__all__ = ["render_prompt", "skill_stats", "source_map", "source_summary"]
+__all__ = ["render_markdown", "render_prompt", "skill_stats", "source_map", "source_summary"]
 
 _SECTION_ORDER = ("context", "harness")
 
@@ -71,3 +71,30 @@ def source_summary(skills: Sequence[Skill]) -> dict[str, Any]:
         "skills_with_sources": with_sources,
         "skills_without_sources": len(skills) - with_sources,
     }
+
+
+def render_markdown(skills: Sequence[Skill], *, title: str = "Skillbook") -> str:
+    """A human-readable Markdown document of `skills` (inactive ones marked), grouped by section,
+    with keywords, issue, insight, counters and provenance count per skill."""
+    active = sum(1 for skill in skills if skill.active)
+    lines = [f"# {title}", "", f"{len(skills)} skills, {active} active.", ""]
+    for section in _SECTION_ORDER:
+        section_skills = [s for s in skills if s.section == section]
+        if not section_skills:
+            continue
+        lines += [f"## {section}", ""]
+        for skill in section_skills:
+            lines.append(f"### {skill.id}" + ("" if skill.active else " (inactive)"))
+            lines.append("")
+            lines.append(f"- **Keywords:** {', '.join(skill.keywords)}")
+            lines.append(f"- **Issue:** {skill.issue}")
+            if skill.insight is not None:
+                lines.append(f"- **Insight:** {skill.insight}")
+            lines.append(
+                f"- **Counters:** used {skill.used_count}, helpful {skill.helpful_count}, "
+                f"harmful {skill.harmful_count}, neutral {skill.neutral_count}"
+            )
+            traces = sorted({source.trace_uid for source in skill.occurrences})
+            lines.append(f"- **Sources:** {len(skill.occurrences)} ({', '.join(traces) or 'none'})")
+            lines.append("")
+    return "\n".join(lines)

@@ -1,0 +1,116 @@
+"""`ace skillbook ...`: inspect a skillbook file, export it to Markdown, purge a skill."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from ace.cli._app import CommandError
+from ace.skillbook import VALID_SECTIONS, Skill, Skillbook, SkillbookFormatError, render_markdown
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the `skillbook` command group to the `ace` parser."""
+    group = subparsers.add_parser("skillbook", help="inspect and maintain a skillbook file")
+    commands = group.add_subparsers(dest="skillbook_command", metavar="SUBCOMMAND", required=True)
+
+    show = commands.add_parser("show", help="print the skills (active ones unless --all)")
+    show.add_argument("path", type=Path, help="skillbook JSON file")
+    show.add_argument("--section", choices=sorted(VALID_SECTIONS), help="only this section")
+    show.add_argument("--all", action="store_true", help="include inactive (soft-removed) skills")
+    show.set_defaults(handler=_show)
+
+    stats = commands.add_parser("stats", help="print skill counts and provenance summary as JSON")
+    stats.add_argument("path", type=Path, help="skillbook JSON file")
+    stats.set_defaults(handler=_stats)
+
+    sources = commands.add_parser("sources", help="print a skill's provenance records as JSON")
+    sources.add_argument("path", type=Path, help="skillbook JSON file")
+    sources.add_argument("skill_id", help="e.g. context-00001")
+    sources.set_defaults(handler=_sources)
+
+    export = commands.add_parser("export-md", help="write the skillbook as a Markdown document")
+    export.add_argument("path", type=Path, help="skillbook JSON file")
+    export.add_argument("-o", "--output", type=Path, required=True, help="Markdown file to write")
+    export.set_defaults(handler=_export_md)
+
+    purge = commands.add_parser("purge", help="delete a skill for good (its id is never reused)")
+    purge.add_argument("path", type=Path, help="skillbook JSON file")
+    purge.add_argument("skill_id", help="e.g. context-00001")
+    purge.add_argument("--yes", action="store_true", help="confirm the deletion")
+    purge.set_defaults(handler=_purge)
+
+
+def _load(path: Path) -> Skillbook:
+    if not path.is_file():
+        raise CommandError(f"{path}: no such skillbook file")
+    try:
+        return Skillbook.load_from_file(path)
+    except SkillbookFormatError as exc:
+        raise CommandError("; ".join([str(exc), *getattr(exc, "__notes__", [])])) from None
+
+
+def _require(skillbook: Skillbook, skill_id: str, path: Path) -> Skill:
+    skill = skillbook.get_skill(skill_id)
+    if skill is None:
+        raise CommandError(f"{path}: no skill with id {skill_id!r}")
+    return skill
+
+
+def _show(args: argparse.Namespace) -> int:
+    skills = _load(args.path).skills(include_inactive=args.all)
+    for skill in skills:
+        if args.section and skill.section != args.section:
+            continue
+        state = "" if skill.active else " (inactive)"
+        print(f"- [{skill.id}]{state}")
+        print(f"  Keywords: {', '.join(skill.keywords)}")
+        print(f"  Issue: {skill.issue}")
+        if skill.insight is not None:
+            print(f"  Insight: {skill.insight}")
+        print(
+            f"  Counters: used {skill.used_count}, helpful {skill.helpful_count}, "
+            f"harmful {skill.harmful_count}, neutral {skill.neutral_count}"
+        )
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    skillbook = _load(args.path)
+    report = {**skillbook.stats(), "sources": skillbook.source_summary()}
+    json.dump(report, sys.stdout, indent=2, ensure_ascii=False, default=str)
+    print()
+    return 0
+
+
+def _sources(args: argparse.Namespace) -> int:
+    skill = _require(_load(args.path), args.skill_id, args.path)
+    json.dump([source.to_dict() for source in skill.occurrences], sys.stdout, indent=2, ensure_ascii=False)
+    print()
+    return 0
+
+
+def _export_md(args: argparse.Namespace) -> int:
+    skillbook = _load(args.path)
+    try:
+        args.output.write_text(render_markdown(skillbook.skills(include_inactive=True), title=args.path.stem))
+    except OSError as exc:
+        raise CommandError(f"{args.output}: cannot write ({exc.strerror})") from None
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _purge(args: argparse.Namespace) -> int:
+    if not args.yes:
+        raise CommandError(f"purging {args.skill_id} deletes it for good; add --yes to confirm")
+    _load(args.path)
+    with Skillbook.locked(args.path) as skillbook:
+        _require(skillbook, args.skill_id, args.path)
+        skillbook.purge(args.skill_id)
+    print(f"purged {args.skill_id} from {args.path}")
+    return 0
