@@ -179,10 +179,10 @@ async def search_skills(
 
 async def read_skill(ctx: RunContext[SMDeps], skill_id: str) -> dict[str, Any]:
     """Read one skill: its fields, counters, active flag and recent occurrences."""
-    try:
-        return skill_detail(ctx.deps.skillbook.get_skill(skill_id))
-    except SkillNotFoundError as exc:
-        raise _unknown_skill(skill_id) from exc
+    skill = ctx.deps.skillbook.get_skill(skill_id)
+    if skill is None:
+        raise _unknown_skill(skill_id)
+    return skill_detail(skill)
 
 
 def _unknown_skill(skill_id: str) -> ModelRetry:

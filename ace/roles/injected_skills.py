@@ -2,23 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
 
-from ace.skillbook import Skill
+from ace.skillbook import Skill, Skillbook, SkillbookView
 
-__all__ = ["InjectedSkills", "SkillSource", "render_skills"]
+__all__ = ["InjectedSkills", "render_skills"]
 
 _SECTION_ORDER = ("context", "harness")
-
-
-class SkillSource(Protocol):
-    """Anything that renders its active skills (a Skillbook or its read-only view)."""
-
-    def as_prompt(self) -> str: ...
-
-    def skills(self, include_inactive: bool = False) -> Sequence[Skill]: ...
 
 
 @dataclass(frozen=True)
@@ -37,7 +28,7 @@ class InjectedSkills:
         return cls(text=render_skills(ordered), skill_ids=tuple(skill.id for skill in ordered))
 
     @classmethod
-    def from_skillbook(cls, skillbook: SkillSource) -> InjectedSkills:
+    def from_skillbook(cls, skillbook: Skillbook | SkillbookView) -> InjectedSkills:
         """Every active skill of `skillbook`, rendered by its own `as_prompt()`."""
         return cls(
             text=skillbook.as_prompt(),

@@ -17,10 +17,9 @@ from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._reflection_common import Analysis, render_task_inputs
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.roles._trace_rendering import render_trace, to_plain_data
-from ace.roles.injected_skills import SkillSource
 from ace.roles.outputs import ReflectorOutput
 from ace.roles.prompts import RECURSIVE_REFLECTOR_INSTRUCTIONS
-from ace.skillbook import Skill, SkillNotFoundError
+from ace.skillbook import Skill, Skillbook, SkillbookView
 
 __all__ = ["RRDeps", "RecursiveReflector"]
 
@@ -34,7 +33,7 @@ class RRDeps:
 
     sandbox: Sandbox
     """The session's sandbox; `traces` and the task inputs are loaded in it."""
-    skillbook: SkillSource | None
+    skillbook: Skillbook | SkillbookView | None
     """The skillbook the read-only skill tools search; None disables them."""
     embedder: Embedder | None
     """Embedder for `search_skillbook` (None: retrieval's default)."""
@@ -58,7 +57,7 @@ class RecursiveReflector:
         self,
         model: str | Model,
         *,
-        skillbook: SkillSource | None = None,
+        skillbook: Skillbook | SkillbookView | None = None,
         embedder: Embedder | None = None,
         config: AgenticConfig | None = None,
         sandbox_factory: Callable[[], Sandbox] = Sandbox,
@@ -119,6 +118,8 @@ class RecursiveReflector:
             return ReflectorOutput.failure(f"no valid reflection was submitted: {exc}")
         finally:
             sandbox.close()
+        if not result.finished:
+            return ReflectorOutput.failure("the single tool-call pass ended without a submitted reflection")
         return result.output
 
 
@@ -144,10 +145,10 @@ async def search_skillbook(ctx: RunContext[RRDeps], query: str, top_k: int = 5) 
 
 async def read_skill(ctx: RunContext[RRDeps], skill_id: str) -> dict[str, Any]:
     """Read one skill by id: its fields, counters and recent occurrences (read only)."""
-    try:
-        return skill_detail(ctx.deps.skillbook.get_skill(skill_id))
-    except SkillNotFoundError as exc:
-        raise ModelRetry(f"no skill with id {skill_id!r}; use an id returned by search_skillbook") from exc
+    skill = ctx.deps.skillbook.get_skill(skill_id)
+    if skill is None:
+        raise ModelRetry(f"no skill with id {skill_id!r}; use an id returned by search_skillbook")
+    return skill_detail(skill)
 
 
 async def _finalize_reflection(

@@ -14,12 +14,14 @@ from ace.retrieval import Embedder
 from ace.roles._sm_tools import SM_TOOLS, SMDeps
 from ace.roles.outputs import ReflectorOutput, SkillManagerOutput
 from ace.roles.prompts import skill_manager_instructions
-from ace.skillbook import InsightSource, Skillbook, SkillNotFoundError, UpdateOperation
+from ace.skillbook import InsightSource, Skillbook, UpdateOperation
 
 __all__ = ["DEFAULT_HARMFUL_THRESHOLD", "SMDeps", "SkillManager", "SkillManagerIncompleteError"]
 
 DEFAULT_HARMFUL_THRESHOLD = 3
 """A skill whose harmful_count reaches this is removed when the SkillManager encounters it."""
+
+_SINGLE_PASS_REASONING = "(single tool-call pass: the session ended without finalize)"
 
 
 class SkillManagerIncompleteError(RuntimeError):
@@ -101,7 +103,9 @@ class SkillManager:
                 f"SkillManager stopped before finalize after {len(deps.operations)} operation(s): {exc}",
                 deps.operations,
             ) from exc
-        return SkillManagerOutput(reasoning=result.output, operations=tuple(deps.operations))
+        # max_requests=1 is a single tool-call pass: its tool calls ran, finalize may not have.
+        reasoning = result.output if result.finished else _SINGLE_PASS_REASONING
+        return SkillManagerOutput(reasoning=reasoning, operations=tuple(deps.operations))
 
 
 async def _finalize(ctx: RunContext[SMDeps], reasoning: str) -> str:
@@ -140,10 +144,8 @@ def _render_injected(skillbook: Skillbook, injected_skill_ids: tuple[str, ...]) 
         return "(no skills were injected into the agent's prompt: there is nothing to tag)"
     lines = []
     for skill_id in injected_skill_ids:
-        try:
-            lines.append(f"- [{skill_id}] {skillbook.get_skill(skill_id).issue}")
-        except SkillNotFoundError:
-            lines.append(f"- [{skill_id}] (no longer in the skillbook)")
+        skill = skillbook.get_skill(skill_id)
+        lines.append(f"- [{skill_id}] {skill.issue if skill is not None else '(no longer in the skillbook)'}")
     lines.append("Use read_skill to see a skill's insight and counters.")
     return "\n".join(lines)
 

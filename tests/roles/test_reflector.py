@@ -52,8 +52,9 @@ async def test_prompt_shows_injected_skills_with_ids_and_text(script) -> None:
 async def test_oversized_trace_is_truncated_with_a_marker(script) -> None:
     model = script([ToolCallPart("final_result", ANALYSIS)])
 
-    await Reflector(model.model, max_trace_chars=500).reflect(trace="START " + "y" * 5_000 + " END")
+    trace = "START " + "y" * 5_000 + " END"
+    await Reflector(model.model, max_trace_chars=500).reflect(trace=trace)
 
     prompt = _user_prompt(model.requests[0])
     assert "START" in prompt and "END" in prompt
-    assert "TRACE TRUNCATED: 4511 of 5011 characters cut" in prompt
+    assert f"TRACE TRUNCATED: {len(trace) - 500} of {len(trace)} characters cut" in prompt

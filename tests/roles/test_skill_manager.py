@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import RetryPromptPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 
 from ace.agentic import AgenticConfig
 from ace.roles import ReflectorOutput, SkillManager, SkillManagerIncompleteError
@@ -28,8 +28,13 @@ def _returns(messages: list[Any], tool_name: str) -> list[Any]:
     return [
         part.content
         for part in messages[-1].parts
-        if isinstance(part, ToolReturnPart) and part.tool_name == tool_name
+        if isinstance(part, ToolReturnPart) and part.tool_name == tool_name and part.outcome != "retried"
     ]
+
+
+def _retries(messages: list[Any]) -> list[str]:
+    """The ModelRetry messages the model was sent back in the latest request."""
+    return [str(part.content) for part in messages[-1].parts if getattr(part, "outcome", None) == "retried"]
 
 
 def _finalize(reasoning: str = "done") -> list[ToolCallPart]:
@@ -83,9 +88,7 @@ async def test_context_skill_without_insight_is_retried_and_the_corrected_call_s
     retry_messages: list[str] = []
 
     def correct(messages: list[Any]) -> list[ToolCallPart]:
-        retry_messages.extend(
-            str(part.content) for part in messages[-1].parts if isinstance(part, RetryPromptPart)
-        )
+        retry_messages.extend(_retries(messages))
         return [
             ToolCallPart(
                 "add_skill",
@@ -117,7 +120,7 @@ async def test_tag_skill_counts_injected_skills_and_rejects_others(
     retries: list[str] = []
 
     def after_tags(messages: list[Any]) -> list[ToolCallPart]:
-        retries.extend(str(p.content) for p in messages[-1].parts if isinstance(p, RetryPromptPart))
+        retries.extend(_retries(messages))
         return _finalize()
 
     model = script(
