@@ -1,0 +1,143 @@
+"""Run tasks x trials concurrently (bounded by `workers`) on one event loop; collect tau2 Results.
+
+Every (task, trial) yields either a graded `SimulationRun` in `results.simulations` or a
+`SimulationFailure` in `failures` (a model or provider exception): failures are reported, never
+silently scored 0. With `output_path`, the Results file is rewritten atomically after every
+finished simulation, so an interrupted run keeps what it finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import logfire
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+
+from ace.models import resolve_model
+from ace_eval.tau2.agent import LLMAgent
+from ace_eval.tau2.data import load_policy, simulation_guidelines
+from ace_eval.tau2.orchestrator import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, run_simulation
+from ace_eval.tau2.results import Results, now_iso, write_results
+from ace_eval.tau2.tasks import Task
+from ace_eval.tau2.user_simulator import UserSimulator
+
+__all__ = ["SimulationFailure", "Tau2Run", "run_tasks", "trial_seeds"]
+
+
+@dataclass(frozen=True)
+class SimulationFailure:
+    """A simulation that raised instead of finishing."""
+
+    task_id: str
+    """The task being simulated."""
+    trial: int
+    """Its trial index."""
+    error: str
+    """`ExceptionType: message`."""
+
+
+@dataclass
+class Tau2Run:
+    """The outcome of `run_tasks`."""
+
+    results: Results
+    """Finished, graded simulations and the run configuration (tau2 Results schema)."""
+    failures: list[SimulationFailure] = field(default_factory=list)
+    """Simulations that raised; not in `results`."""
+
+
+def trial_seeds(seed: int, trials: int) -> list[int]:
+    """Upstream's per-trial seeds: `random.seed(seed)`, then one `randint(0, 1_000_000)` per trial."""
+    rng = random.Random(seed)
+    return [rng.randint(0, 1_000_000) for _ in range(trials)]
+
+
+async def run_tasks(
+    tasks: Sequence[Task],
+    *,
+    agent_model: str | Model,
+    user_model: str | Model,
+    trials: int = 1,
+    workers: int = 4,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    max_errors: int = DEFAULT_MAX_ERRORS,
+    agent_temperature: float = 0.0,
+    user_temperature: float = 0.0,
+    extra_instructions: str = "",
+    seed: int = 300,
+    output_path: str | Path | None = None,
+) -> Tau2Run:
+    """Simulate every task `trials` times, at most `workers` at once, and grade each run.
+
+    Models are model strings (resolved with `ace.models.resolve_model`) or pydantic-ai `Model`s.
+    `extra_instructions` is appended to the agent's system prompt (ACE's skills block).
+    Raises `ValueError` for `trials` or `workers` below 1.
+    """
+    if trials < 1 or workers < 1:
+        raise ValueError(f"trials ({trials}) and workers ({workers}) must be at least 1")
+    agent = resolve_model(agent_model)
+    user = resolve_model(user_model)
+    agent_settings = ModelSettings(temperature=agent_temperature)
+    user_settings = ModelSettings(temperature=user_temperature)
+    seeds = trial_seeds(seed, trials)
+    results = Results(
+        timestamp=now_iso(),
+        info={
+            "git_commit": None,
+            "num_trials": trials,
+            "max_steps": max_steps,
+            "max_errors": max_errors,
+            "user_info": {
+                "implementation": "user_simulator",
+                "llm": _model_name(user_model, user),
+                "llm_args": {"temperature": user_temperature},
+                "global_simulation_guidelines": simulation_guidelines().strip(),
+            },
+            "agent_info": {
+                "implementation": "llm_agent",
+                "llm": _model_name(agent_model, agent),
+                "llm_args": {"temperature": agent_temperature},
+                "extra_instructions": extra_instructions,
+            },
+            "environment_info": {"domain_name": "airline", "policy": load_policy(), "tool_defs": None},
+            "seed": seed,
+        },
+        tasks=list(tasks),
+        simulations=[],
+    )
+    run = Tau2Run(results=results)
+    slots = asyncio.Semaphore(workers)
+
+    async def simulate(task: Task, trial: int) -> None:
+        async with slots:
+            try:
+                simulation = await run_simulation(
+                    task,
+                    agent=LLMAgent(agent, extra_instructions=extra_instructions, model_settings=agent_settings),
+                    user=UserSimulator(user, task.user_scenario, model_settings=user_settings),
+                    max_steps=max_steps,
+                    max_errors=max_errors,
+                    trial=trial,
+                    seed=seeds[trial],
+                )
+            except Exception as exc:  # one failing simulation must not sink the batch; it is reported
+                run.failures.append(SimulationFailure(task.id, trial, f"{type(exc).__name__}: {exc}"))
+                return
+            results.simulations.append(simulation)
+            if output_path is not None:
+                write_results(results, output_path)
+
+    with logfire.span("tau2.run_tasks", tasks=len(tasks), trials=trials, workers=workers):
+        await asyncio.gather(*(simulate(task, trial) for trial in range(trials) for task in tasks))
+    if output_path is not None:
+        write_results(results, output_path)
+    return run
+
+
+def _model_name(requested: str | Model, resolved: Model) -> str:
+    return requested if isinstance(requested, str) else resolved.model_name

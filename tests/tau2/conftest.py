@@ -1,0 +1,75 @@
+"""Fixtures for the tau2 harness tests: recorded runs, task sets, scripted models."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from ace_eval.tau2 import Task, load_tasks
+from ace_eval.tau2.tasks import Action
+
+
+@pytest.fixture(scope="session")
+def recorded_paths(shared_dir: Path) -> list[Path]:
+    """The four recorded tau2 Results files of real LLM runs."""
+    paths = sorted((shared_dir / "tau2" / "recorded").glob("*.json"))
+    assert len(paths) == 4
+    return paths
+
+
+@pytest.fixture(scope="session")
+def airline_tasks() -> dict[str, Task]:
+    """The current airline task set (v1.0.x), by id."""
+    return {task.id: task for task in load_tasks()}
+
+
+def scripted_agent(steps: Sequence[Action | str]) -> FunctionModel:
+    """An agent model that emits one tool call per gold action, or a text message per string, in order.
+
+    After the script ends it keeps saying "Is there anything else?".
+    """
+    script: Iterator[Action | str] = iter(steps)
+    counter = iter(range(1_000_000))
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = next(script, "Is there anything else?")
+        if isinstance(step, str):
+            return ModelResponse(parts=[TextPart(step)])
+        return ModelResponse(parts=[ToolCallPart(step.name, dict(step.arguments), tool_call_id=f"call_{next(counter)}")])
+
+    return FunctionModel(respond, model_name="scripted-agent")
+
+
+def scripted_user(replies: Sequence[str]) -> FunctionModel:
+    """A user model that says `replies` in order, then `###STOP###`."""
+    script = iter(replies)
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart(next(script, "Thanks, that's all. ###STOP###"))])
+
+    return FunctionModel(respond, model_name="scripted-user")
+
+
+def recording_model(reply: Callable[[list[ModelMessage]], str], seen: list[list[ModelMessage]]) -> FunctionModel:
+    """A text-only model that records every message list it is sent."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        return ModelResponse(parts=[TextPart(reply(messages))])
+
+    return FunctionModel(respond, model_name="recording")
+
+
+def request_texts(messages: Sequence[ModelMessage]) -> list[str]:
+    """Contents of every request part that has a string content, in order."""
+    return [
+        part.content
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(getattr(part, "content", None), str)
+    ]

@@ -1,0 +1,79 @@
+"""`ace-eval tau2 regrade`: per-simulation lines, the agreement summary, JSON output, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ace_eval.cli import main
+from ace_eval.tau2 import load_results, write_results
+
+
+def _recorded(recorded_paths: list[Path], marker: str) -> Path:
+    return next(path for path in recorded_paths if marker in path.name)
+
+
+def test_text_output_has_a_line_per_simulation_and_the_agreement(
+    recorded_paths: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tau2", "regrade", str(_recorded(recorded_paths, "gpt-oss"))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 51
+    assert lines[-1] == "agreement: 44/44"
+    assert sum("not graded (max_steps" in line for line in lines) == 5
+    assert sum("not graded (too_many_errors" in line for line in lines) == 1
+
+
+def test_json_output_reports_computed_and_recorded_values(
+    recorded_paths: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tau2", "regrade", str(_recorded(recorded_paths, "sierra")), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["agreeing"], report["graded"]) == (20, 20)
+    rewards = [row["reward"] for row in report["simulations"]]
+    assert rewards == [row["recorded_reward"] for row in report["simulations"]]
+    assert sum(rewards) == 10.0
+
+
+def test_a_disagreeing_record_is_flagged_and_exits_1(
+    recorded_paths: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = load_results(_recorded(recorded_paths, "tau2trace"))
+    results.simulations[0].reward_info.reward = 0.0
+    write_results(results, tmp_path / "tampered.json")
+    assert main(["tau2", "regrade", str(tmp_path / "tampered.json")]) == 1
+    out = capsys.readouterr().out
+    assert "reward 1.0 (recorded 0.0)" in out and "DISAGREE" in out and out.endswith("agreement: 0/1\n")
+
+
+def test_tasks_option_grades_with_another_task_set(
+    recorded_paths: list[Path], shared_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks_file = shared_dir / "tau2" / "airline_v0.2.0" / "tasks.json"
+    assert main(["tau2", "regrade", str(_recorded(recorded_paths, "sierra")), "--tasks", str(tasks_file)]) == 0
+    assert capsys.readouterr().out.endswith("agreement: 20/20\n")
+
+
+def test_missing_file_is_a_one_line_error_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tau2", "regrade", str(tmp_path / "none.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "none.json" in err
+
+
+def test_malformed_file_is_a_one_line_error_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad.json").write_text("not json")
+    assert main(["tau2", "regrade", str(tmp_path / "bad.json")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_unknown_task_id_is_a_one_line_error_with_exit_2(
+    recorded_paths: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = load_results(_recorded(recorded_paths, "tau2trace"))
+    results.simulations[0].task_id = "999"
+    write_results(results, tmp_path / "unknown.json")
+    assert main(["tau2", "regrade", str(tmp_path / "unknown.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'999'" in err
