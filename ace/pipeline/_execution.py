@@ -87,8 +87,9 @@ async def _observed_call(spec: StepSpec, ctx: StepContext, run: SampleRun) -> St
                 output = await run_in_thread(spec.step, ctx)
             if not isinstance(output, StepContext):
                 raise TypeError(
-                    f"step {spec.name!r} returned {type(output).__name__}, not a StepContext; "
-                    "a step must return the new context, e.g. `return ctx.replace(...)`"
+                    f"step {spec.name!r} returned {type(output).__name__}, not a StepContext; a step "
+                    "must return the new context (e.g. `return ctx.replace(...)`) and an async step "
+                    "must be written as `async def __call__`"
                 )
     except Exception as error:
         run.note_failure(spec.name, error)

@@ -12,8 +12,8 @@ import logfire
 
 from ace.pipeline._context import CancellationToken, StepContext
 from ace.pipeline._engine import engine_loop, refuse_running_loop
-from ace.pipeline._errors import PipelineConfigError, PipelineOrderError
-from ace.pipeline._execution import SAMPLE_RUN, SampleRun, execute_steps
+from ace.pipeline._errors import PipelineCancelled, PipelineConfigError, PipelineOrderError
+from ace.pipeline._execution import SAMPLE_RUN, SampleRun, execute_step, execute_steps
 from ace.pipeline._hooks import StepHook, check_hooks
 from ace.pipeline._result import SampleResult
 from ace.pipeline._step import Step, StepSpec, describe, inspect_step
@@ -56,7 +56,7 @@ class Pipeline:
         self._background = self._specs[boundary:]
         self._field_users = {f: spec.name for spec in reversed(specs) for f in spec.requires | spec.provides}
         self._checked_context_types: set[type] = set()
-        self._pending: set[concurrent.futures.Future[None]] = set()
+        self._pending: dict[asyncio.Task[None], concurrent.futures.Future[None]] = {}
         self._pending_lock = threading.Lock()
 
     @property
@@ -144,8 +144,8 @@ class Pipeline:
         return results
 
     def wait_for_background(self, timeout: float | None = None) -> None:
-        """Block until the background steps of every run started so far have finished, completing
-        their `SampleResult`s. Safe to call from any thread that is not running an event loop
+        """Block until every sample that has reached the async boundary so far (so: every run that
+        has returned) has finished its background steps, completing its `SampleResult`. Safe to call from any thread that is not running an event loop
         (there, await `wait_for_background_async`). Raises `TimeoutError` after `timeout` seconds;
         the background work keeps running."""
         refuse_running_loop("Pipeline.wait_for_background", "pipeline.wait_for_background_async")
@@ -163,13 +163,9 @@ class Pipeline:
         if not_done:
             raise _background_timeout(len(not_done), timeout)
 
-    def _pending_snapshot(self) -> set[concurrent.futures.Future[None]]:
+    def _pending_snapshot(self) -> list[concurrent.futures.Future[None]]:
         with self._pending_lock:
-            return set(self._pending)
-
-    def _forget(self, future: concurrent.futures.Future[None]) -> None:
-        with self._pending_lock:
-            self._pending.discard(future)
+            return list(self._pending.values())
 
     def _check_inputs(self, contexts: Iterable[StepContext]) -> list[StepContext]:
         if isinstance(contexts, StepContext):
@@ -208,21 +204,37 @@ class Pipeline:
             result.output = ctx
             return
         result.pending = True
-        future = asyncio.run_coroutine_threadsafe(
-            self._run_background(result, ctx, run), asyncio.get_running_loop()
-        )
+        task = asyncio.get_running_loop().create_task(self._run_background(result, ctx, run))
+        done = concurrent.futures.Future[None]()  # waitable from any thread or loop
         with self._pending_lock:
-            self._pending.add(future)
-        future.add_done_callback(self._forget)
+            self._pending[task] = done  # also keeps the task referenced until it ends
+        task.add_done_callback(lambda _: self._background_ended(task, done))
+
+    def _background_ended(self, task: asyncio.Task[None], done: concurrent.futures.Future[None]) -> None:
+        with self._pending_lock:
+            del self._pending[task]
+        done.set_result(None)
 
     async def _run_background(self, result: SampleResult, ctx: StepContext, run: SampleRun) -> None:
         SAMPLE_RUN.set(run)
+        step = self._background[0].name
         try:
-            output = await execute_steps(self._background, ctx)
+            for spec in self._background:
+                step = spec.name
+                ctx = await execute_step(spec, ctx)
         except Exception as error:
             result.error, result.failed_at = error, run.failed_at
+        except asyncio.CancelledError:
+            # E.g. asyncio.run() ending without wait_for_background_async: say so on the result
+            # rather than leave a result that looks finished and has no output.
+            result.error = PipelineCancelled(
+                f"background step {step!r} was cancelled before it finished (its event loop stopped "
+                "or its task was cancelled); await wait_for_background_async() before the loop ends"
+            )
+            result.failed_at = step
+            raise
         else:
-            result.output = output
+            result.output = ctx
         finally:
             result.pending = False
 

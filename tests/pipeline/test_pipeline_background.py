@@ -8,7 +8,7 @@ import threading
 import pytest
 from pipeline_helpers import AddOne, FailOn, GatedStep, NumberContext, StepsInFlight, SyncProbe, contexts
 
-from ace.pipeline import Pipeline, PipelineError, StepContext
+from ace.pipeline import Pipeline, PipelineCancelled, PipelineError, StepContext
 
 
 def test_run_returns_pending_results_that_wait_for_background_completes_in_place() -> None:
@@ -160,3 +160,26 @@ async def test_blocking_wait_for_background_inside_a_running_loop_raises() -> No
     pipeline = Pipeline([AddOne()])
     with pytest.raises(PipelineError, match=r"await pipeline.wait_for_background_async"):
         pipeline.wait_for_background()
+
+
+def test_background_cut_short_by_the_end_of_asyncio_run_is_reported_as_cancelled() -> None:
+    class NeverFinishes:
+        requires = frozenset()
+        provides = frozenset()
+        async_boundary = True
+
+        async def __call__(self, ctx: StepContext) -> StepContext:
+            await asyncio.Event().wait()
+            return ctx
+
+    pipeline = Pipeline([AddOne(), NeverFinishes()])
+
+    async def forget_to_wait() -> list:
+        results = await pipeline.run_async(contexts(2))
+        await asyncio.sleep(0)  # let the background steps start
+        return results
+
+    results = asyncio.run(forget_to_wait())
+    assert all(not r.pending and r.failed_at == "NeverFinishes" for r in results)
+    assert all(isinstance(r.error, PipelineCancelled) and "wait_for_background_async" in str(r.error) for r in results)
+    pipeline.wait_for_background()  # nothing left to wait for
