@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic_ai.models import Model
-from pydantic_ai.models.openai import OpenAIChatModel
-from pydantic_ai.models.test import TestModel
-from pydantic_ai.providers.litellm import LiteLLMProvider
-
 import httpx2
+from pydantic_ai.models import Model
+from pydantic_ai.models.test import TestModel
 
 from ace.models._errors import ModelResolutionError
 from ace.models._litellm_transport import LiteLLMTransport
@@ -41,6 +38,10 @@ def resolve_model(model: str | Model, *, api_base: str | None = None, api_key: s
     if name == TEST_MODEL_NAME:
         return TestModel()
     _check_litellm_name(name)
+    # Imported here: the OpenAI SDK adds over a second to `import ace.models` for "test"/instance users.
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.litellm import LiteLLMProvider
+
     transport = LiteLLMTransport(api_base=api_base, api_key=api_key)
     provider = LiteLLMProvider(api_base=_UNUSED_BASE_URL, http_client=httpx2.AsyncClient(transport=transport))
     return OpenAIChatModel(name, provider=provider)
