@@ -144,10 +144,11 @@ class Pipeline:
         return results
 
     def wait_for_background(self, timeout: float | None = None) -> None:
-        """Block until every sample that has reached the async boundary so far (so: every run that
-        has returned) has finished its background steps, completing its `SampleResult`. Safe to call from any thread that is not running an event loop
-        (there, await `wait_for_background_async`). Raises `TimeoutError` after `timeout` seconds;
-        the background work keeps running."""
+        """Block until every sample that has reached the async boundary so far (every sample of
+        each run that has returned) has finished its background steps, completing its
+        `SampleResult`. Safe from any thread that is not running an event loop (there, await
+        `wait_for_background_async`). Raises `TimeoutError` after `timeout` seconds; the
+        background work keeps running."""
         refuse_running_loop("Pipeline.wait_for_background", "pipeline.wait_for_background_async")
         pending = self._pending_snapshot()
         _, not_done = concurrent.futures.wait(pending, timeout)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import pytest
 from pipeline_helpers import AddOne, AsyncDouble, AsyncProbe, FailOn, NumberContext, contexts
 
 from ace.pipeline import Branch, BranchConflictError, BranchError, Pipeline, StepContext
