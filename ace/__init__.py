@@ -7,6 +7,16 @@ skills; the next run gets the skills that apply. The whole loop is a pipeline of
 __version__ = "0.1.0"
 
 from ace.skillbook import InsightSource, Skill, Skillbook, TraceRef, UpdateBatch, UpdateOperation
+from ace.roles import (
+    Agent,
+    AgentOutput,
+    InjectedSkills,
+    RecursiveReflector,
+    Reflector,
+    ReflectorOutput,
+    SkillManager,
+    SkillManagerOutput,
+)
 
 __all__ = [
     "__version__",
@@ -16,4 +26,12 @@ __all__ = [
     "TraceRef",
     "UpdateOperation",
     "UpdateBatch",
+    "Agent",
+    "Reflector",
+    "RecursiveReflector",
+    "SkillManager",
+    "AgentOutput",
+    "ReflectorOutput",
+    "SkillManagerOutput",
+    "InjectedSkills",
 ]

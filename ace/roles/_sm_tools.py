@@ -62,6 +62,12 @@ async def add_skill(
     insight optional). issue: the problem with its scope inline, narrow at first. keywords: 1-5
     short labels. insight: the imperative action.
     """
+    if section == "context" and not (insight and insight.strip()):
+        raise ModelRetry(
+            "add_skill rejected: a context skill needs an insight, the imperative action the agent "
+            "should take. Call add_skill again with insight=..., or use section='harness' if the "
+            "agent has no action to take."
+        )
     source = _source_for(ctx.deps, "ADD", insight or issue)
     try:
         skill = ctx.deps.skillbook.add_skill(section, issue, keywords, insight, insight_source=source)
