@@ -69,6 +69,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
     objects) and may raise `ModelRetry`. `output_type` is any pydantic-ai output spec, e.g.
     `ToolOutput(Finalize, name="finalize")`: every tool call in the response that carries the output
     is still executed (`end_strategy="exhaustive"`), so a batch of edits plus `finalize` all apply.
+    The tool calls of one response run one at a time, in the order the model emitted them.
 
     Budgets (`AgenticConfig`) cover the whole session; running out raises `BudgetExhausted` with the
     usage, except that `max_requests=1` is a single tool-call pass (see `RecursiveRun.finished`).
@@ -130,15 +131,17 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         single_pass = depth == 0 and self.config.max_requests == 1
         agent = self._build_agent(depth=depth, budget=budget, single_pass=single_pass)
         exhausted: Literal["requests", "tokens"] | None = None
-        async with agent.iter(prompt, deps=deps, usage=usage, usage_limits=budget.limits()) as agent_run:
-            try:
-                async for _ in agent_run:
-                    pass
-            except UsageLimitExceeded:
-                # Raised outside this block: pydantic-ai re-raises the run's own error from a context exit.
-                exhausted = budget.exhausted_limit(usage)
-            messages = agent_run.all_messages()
-            result = agent_run.result
+        # Sequential: tools mutate shared deps (e.g. a skillbook) in the order the model emitted them.
+        with Agent.parallel_tool_call_execution_mode("sequential"):
+            async with agent.iter(prompt, deps=deps, usage=usage, usage_limits=budget.limits()) as agent_run:
+                try:
+                    async for _ in agent_run:
+                        pass
+                except UsageLimitExceeded:
+                    # Raised outside this block: pydantic-ai re-raises the run's own error from a context exit.
+                    exhausted = budget.exhausted_limit(usage)
+                messages = agent_run.all_messages()
+                result = agent_run.result
         if exhausted == "requests" and single_pass:
             return RecursiveRun(output=None, finished=False, usage=copy.copy(usage), messages=messages)
         if exhausted is not None:

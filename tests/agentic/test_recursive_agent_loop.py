@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 import pytest
@@ -112,6 +113,26 @@ async def test_single_pass_with_finalize_in_the_one_response_returns_the_output(
     notebook = Notebook()
     run = await _finalize_agent(FunctionModel(model), AgenticConfig(max_requests=1)).run("go", deps=notebook)
     assert (run.finished, run.output, notebook.entries) == (True, Finalize(reasoning="one pass"), ["a"])
+
+
+async def test_tool_calls_of_one_response_run_one_at_a_time_in_emission_order():
+    events: list[str] = []
+
+    async def step(ctx: RunContext[Notebook], name: str) -> str:
+        """Record a step."""
+        events.append(f"{name} start")
+        await asyncio.sleep(0)  # yields to any concurrently running tool call
+        events.append(f"{name} end")
+        return name
+
+    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if _responses(messages) == 0:
+            return ModelResponse(parts=[ToolCallPart("step", {"name": n}) for n in ("a", "b", "c")])
+        return ModelResponse(parts=[TextPart("done")])
+
+    agent = RecursiveAgent(FunctionModel(model), instructions="Step.", deps_type=Notebook, tools=[step])
+    await agent.run("go", deps=Notebook())
+    assert events == ["a start", "a end", "b start", "b end", "c start", "c end"]
 
 
 def test_run_sync_returns_the_same_result_shape_as_run():
