@@ -237,3 +237,19 @@ async def test_prompt_holds_usable_reflections_and_injected_ids_only(
     assert "sandbox timed out" not in prompt
     assert skill.id in prompt
     assert "airline customer service" in prompt and "sample 3 of 10" in prompt
+
+
+async def test_single_request_budget_is_one_tool_call_pass(
+    script, skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    model = script(
+        [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"]})]
+    )
+
+    output = await _manager(model.model, embedder, config=AgenticConfig(max_requests=1)).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=source
+    )
+
+    assert [op.type for op in output.operations] == ["ADD"]
+    assert len(skillbook.skills()) == 1
+    assert "without finalize" in output.reasoning
