@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace_eval.tau2 import Task, load_tasks
@@ -27,7 +27,7 @@ def airline_tasks() -> dict[str, Task]:
     return {task.id: task for task in load_tasks()}
 
 
-def scripted_agent(steps: Sequence[Action | str]) -> FunctionModel:
+def _scripted_agent(steps: Sequence[Action | str]) -> FunctionModel:
     """An agent model that emits one tool call per gold action, or a text message per string, in order.
 
     After the script ends it keeps saying "Is there anything else?".
@@ -44,7 +44,7 @@ def scripted_agent(steps: Sequence[Action | str]) -> FunctionModel:
     return FunctionModel(respond, model_name="scripted-agent")
 
 
-def scripted_user(replies: Sequence[str]) -> FunctionModel:
+def _scripted_user(replies: Sequence[str]) -> FunctionModel:
     """A user model that says `replies` in order, then `###STOP###`."""
     script = iter(replies)
 
@@ -54,7 +54,7 @@ def scripted_user(replies: Sequence[str]) -> FunctionModel:
     return FunctionModel(respond, model_name="scripted-user")
 
 
-def recording_model(reply: Callable[[list[ModelMessage]], str], seen: list[list[ModelMessage]]) -> FunctionModel:
+def _recording_model(reply: Callable[[list[ModelMessage]], str], seen: list[list[ModelMessage]]) -> FunctionModel:
     """A text-only model that records every message list it is sent."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -64,12 +64,19 @@ def recording_model(reply: Callable[[list[ModelMessage]], str], seen: list[list[
     return FunctionModel(respond, model_name="recording")
 
 
-def request_texts(messages: Sequence[ModelMessage]) -> list[str]:
-    """Contents of every request part that has a string content, in order."""
-    return [
-        part.content
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(getattr(part, "content", None), str)
-    ]
+@pytest.fixture
+def scripted_agent() -> Callable[[Sequence[Action | str]], FunctionModel]:
+    """Factory: an agent model that performs the given actions / says the given texts in order."""
+    return _scripted_agent
+
+
+@pytest.fixture
+def scripted_user() -> Callable[[Sequence[str]], FunctionModel]:
+    """Factory: a user model that says the given replies, then `###STOP###`."""
+    return _scripted_user
+
+
+@pytest.fixture
+def recording_model() -> Callable[..., FunctionModel]:
+    """Factory: a text-only model that records every message list it is sent."""
+    return _recording_model
