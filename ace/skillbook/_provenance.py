@@ -40,8 +40,8 @@ def _int_tuple(values: Any, field: str) -> tuple[int, ...]:
 def _unknown_keys(payload: Mapping[str, Any], cls: type, what: str) -> None:
     if not isinstance(payload, Mapping):
         raise SkillbookError(f"{what} must be a JSON object, got {payload!r}")
-    known = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(payload) - known)
+    known = cls.__dataclass_fields__.keys()  # type: ignore[attr-defined]
+    unknown = sorted(payload.keys() - known)
     if unknown:
         raise SkillbookError(f"{what} has unknown field(s) {unknown}; known fields: {sorted(known)}")
 

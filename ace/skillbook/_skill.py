@@ -200,10 +200,9 @@ class Skill:
         """
         if not isinstance(payload, Mapping):
             raise SkillbookError(f"a skill must be a JSON object, got {payload!r}")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(payload) - known)
+        unknown = sorted(payload.keys() - _SKILL_FIELDS)
         if unknown:
-            raise SkillbookError(f"unknown field(s) {unknown}; known fields: {sorted(known)}")
+            raise SkillbookError(f"unknown field(s) {unknown}; known fields: {sorted(_SKILL_FIELDS)}")
         missing = [name for name in ("id", "section", "keywords", "issue", "created_at", "updated_at") if name not in payload]
         if missing:
             raise SkillbookError(f"missing field(s) {missing}")
@@ -212,3 +211,6 @@ class Skill:
         if not isinstance(raw_sources, list):
             raise SkillbookError(f"occurrences must be a list, got {raw_sources!r}")
         return cls(**data, occurrences=tuple(InsightSource.from_dict(s) for s in raw_sources))
+
+
+_SKILL_FIELDS = frozenset(f.name for f in dataclasses.fields(Skill))

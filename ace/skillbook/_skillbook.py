@@ -444,7 +444,8 @@ class Skillbook:
                     continue
                 if embeddings.digests is not None and embeddings.digests.get(skill_id) != text_digest(skill.embedding_text()):
                     continue
-                skills[skill_id] = _with_embedding(skill, vector)
+                # The skill was built by this load and is not shared yet, so it can take its vector in place.
+                object.__setattr__(skill, "embedding", vector)
         with self._lock:
             self._skills = skills
             self._last_numbers = dict(stored.last_numbers)

@@ -1,0 +1,99 @@
+"""`ace skillbook ...` over a skillbook file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ace.cli import main
+from ace.skillbook import InsightSource, Skillbook
+
+
+@pytest.fixture
+def book_path(tmp_path: Path, skillbook: Skillbook, source: InsightSource) -> Path:
+    """The conftest skillbook plus an inactive context skill, saved to `sb.json`."""
+    skillbook.tag_skill("context-00001", 1, insight_source=source)
+    skillbook.add_skill("context", "Old refund rule.", ["refund"], "Refund everything.")
+    skillbook.remove_skill("context-00002", "wrong")
+    path = tmp_path / "sb.json"
+    skillbook.save_to_file(path)
+    return path
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["skillbook", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_show_lists_active_skills(capsys, book_path: Path) -> None:
+    code, out, _ = _run(capsys, "show", str(book_path))
+    assert code == 0
+    assert [line for line in out.splitlines() if line.startswith("- [")] == ["- [context-00001]", "- [harness-00001]"]
+
+
+def test_show_all_includes_inactive_skills_marked(capsys, book_path: Path) -> None:
+    _, out, _ = _run(capsys, "show", str(book_path), "--all")
+    assert "- [context-00002] (inactive)" in out.splitlines()
+
+
+def test_show_section_filters(capsys, book_path: Path) -> None:
+    _, out, _ = _run(capsys, "show", str(book_path), "--section", "harness")
+    assert [line for line in out.splitlines() if line.startswith("- [")] == ["- [harness-00001]"]
+
+
+def test_stats_prints_counts_as_json(capsys, book_path: Path) -> None:
+    _, out, _ = _run(capsys, "stats", str(book_path))
+    report = json.loads(out)
+    assert (report["skills"], report["active_skills"], report["sources"]["total_sources"]) == (3, 2, 1)
+
+
+def test_sources_prints_the_occurrences_of_one_skill(capsys, book_path: Path) -> None:
+    _, out, _ = _run(capsys, "sources", str(book_path), "context-00001")
+    assert [(o["trace_uid"], o["operation_type"]) for o in json.loads(out)] == [("tau2-airline:task-7", "TAG")]
+
+
+def test_export_md_writes_every_skill(capsys, book_path: Path, tmp_path: Path) -> None:
+    target = tmp_path / "sb.md"
+    code, _, _ = _run(capsys, "export-md", str(book_path), "-o", str(target))
+    text = target.read_text()
+    assert code == 0
+    assert "### context-00001" in text and "### context-00002 (inactive)" in text and "### harness-00001" in text
+
+
+def test_purge_with_yes_deletes_the_skill_from_the_file(capsys, book_path: Path) -> None:
+    code, _, _ = _run(capsys, "purge", str(book_path), "context-00002", "--yes")
+    assert code == 0
+    assert Skillbook.load_from_file(book_path).get_skill("context-00002") is None
+
+
+def test_purge_without_yes_refuses_and_keeps_the_skill(capsys, book_path: Path) -> None:
+    code, _, err = _run(capsys, "purge", str(book_path), "context-00002")
+    assert (code, err.count("\n")) == (2, 1) and "--yes" in err
+    assert Skillbook.load_from_file(book_path).get_skill("context-00002") is not None
+
+
+@pytest.mark.parametrize("command", [["sources", "{path}", "context-00042"], ["purge", "{path}", "context-00042", "--yes"]])
+def test_unknown_skill_id_is_a_one_line_error(capsys, book_path: Path, command: list[str]) -> None:
+    code, _, err = _run(capsys, *[part.format(path=book_path) for part in command])
+    assert code == 2 and err.count("\n") == 1 and "context-00042" in err
+
+
+@pytest.mark.parametrize("command", ["show", "stats", "export-md"])
+def test_missing_file_is_a_one_line_error(capsys, tmp_path: Path, command: str) -> None:
+    extra = ["-o", str(tmp_path / "x.md")] if command == "export-md" else []
+    code, _, err = _run(capsys, command, str(tmp_path / "absent.json"), *extra)
+    assert code == 2 and err.count("\n") == 1 and "absent.json" in err
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [('{"schema_version": "1", "skills": {}}', "Skillbook format v2 required"), ("{not json", "not valid JSON")],
+)
+def test_invalid_file_is_a_one_line_error(capsys, tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    code, _, err = _run(capsys, "show", str(path))
+    assert code == 2 and err.count("\n") == 1 and message in err
