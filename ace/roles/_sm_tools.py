@@ -170,16 +170,17 @@ async def search_skills(
 ) -> list[dict[str, Any]]:
     """Find up to `top_k` active skills whose issue, insight or keywords match `query`, optionally
     only in `section` or with `keywords`; each with its counters."""
-    if top_k < 1:
-        raise ModelRetry(f"top_k must be at least 1, got {top_k}")
-    skills = retrieve_top_k(
-        ctx.deps.skillbook,
-        query,
-        top_k=top_k,
-        section=section,
-        keywords=keywords,
-        embedder=ctx.deps.embedder,
-    )
+    try:
+        skills = retrieve_top_k(
+            ctx.deps.skillbook,
+            query,
+            top_k=top_k,
+            section=section,
+            keywords=keywords,
+            embedder=ctx.deps.embedder,
+        )
+    except ValueError as exc:  # includes SkillbookError (bad keywords)
+        raise ModelRetry(f"search_skills rejected: {exc}. Fix the arguments and search again.") from exc
     return [skill_summary(skill) for skill in skills]
 
 

@@ -35,6 +35,7 @@ class Agent:
         self._agent = PydanticAgent(
             resolve_model(model), output_type=_Answer, instructions=instructions, name="ace-agent"
         )
+        self._agent.instrument = True  # model-request spans, like the RecursiveAgent roles
 
     async def answer(
         self,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext, ToolOutput
@@ -39,8 +39,6 @@ class RRDeps:
     """Embedder for `search_skillbook` (None: retrieval's default)."""
     successful_executions: int = 0
     """execute_code calls that ran to completion without an error or a timeout."""
-    sandbox_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    """Serialises code execution: the sandbox runs one snippet at a time."""
 
 
 class RecursiveReflector:
@@ -128,8 +126,8 @@ async def execute_code(ctx: RunContext[RRDeps], code: str) -> str:
 
     `traces` holds the trace. Returns the captured stdout and stderr and any error.
     """
-    async with ctx.deps.sandbox_lock:
-        result = await asyncio.to_thread(ctx.deps.sandbox.execute, code)
+    # The sandbox blocks until the code ends or times out; keep the event loop free meanwhile.
+    result = await asyncio.to_thread(ctx.deps.sandbox.execute, code)
     if result.error is None and not result.timed_out and not result.memory_exceeded:
         ctx.deps.successful_executions += 1
     return _format_execution(result)
@@ -137,9 +135,10 @@ async def execute_code(ctx: RunContext[RRDeps], code: str) -> str:
 
 async def search_skillbook(ctx: RunContext[RRDeps], query: str, top_k: int = 5) -> list[dict[str, Any]]:
     """Find up to `top_k` active skills related to `query`, with their counters (read only)."""
-    if top_k < 1:
-        raise ModelRetry(f"top_k must be at least 1, got {top_k}")
-    skills = retrieve_top_k(ctx.deps.skillbook, query, top_k=top_k, embedder=ctx.deps.embedder)
+    try:
+        skills = retrieve_top_k(ctx.deps.skillbook, query, top_k=top_k, embedder=ctx.deps.embedder)
+    except ValueError as exc:  # includes SkillbookError
+        raise ModelRetry(f"search_skillbook rejected: {exc}") from exc
     return [skill_summary(skill) for skill in skills]
 
 
@@ -186,6 +185,10 @@ def _format_execution(result: ExecutionResult) -> str:
         parts.append("The code was stopped: it exceeded the time limit.")
     if result.memory_exceeded:
         parts.append("The code was stopped: it exceeded the memory limit.")
+    if result.state_lost:
+        parts.append(
+            "The sandbox restarted: variables you defined are gone (`traces` and the inputs are reloaded)."
+        )
     if result.truncated:
         parts.append("(output truncated: print less at a time)")
     return "\n".join(parts) or "(no output: use print() to see values)"

@@ -44,6 +44,7 @@ class Reflector:
         self._agent = PydanticAgent(
             resolve_model(model), output_type=Analysis, instructions=instructions, name="ace-reflector"
         )
+        self._agent.instrument = True  # model-request spans, like the RecursiveAgent roles
 
     def build_prompt(
         self,

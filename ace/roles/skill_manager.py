@@ -128,7 +128,10 @@ def _user_prompt(
     question_context: str,
     progress: str,
 ) -> str:
-    parts = [f"<trace>\ntrace_id: {source.trace_id}\nquestion: {source.sample_question}\n</trace>"]
+    identity = f"trace: {source.trace_uid}"
+    if source.sample_question:
+        identity += f"\nquestion: {source.sample_question}"
+    parts = [f"<trace>\n{identity}\n</trace>"]
     if question_context:
         parts.append(f"<question_context>\n{question_context}\n</question_context>")
     if progress:

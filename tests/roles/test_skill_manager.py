@@ -253,3 +253,19 @@ async def test_single_request_budget_is_one_tool_call_pass(
     assert [op.type for op in output.operations] == ["ADD"]
     assert len(skillbook.skills()) == 1
     assert "without finalize" in output.reasoning
+
+
+async def test_invalid_search_arguments_are_retried_not_raised(
+    script, skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    retries: list[str] = []
+
+    def after_search(messages: list[Any]) -> list[ToolCallPart]:
+        retries.extend(_retries(messages))
+        return _finalize()
+
+    model = script([ToolCallPart("search_skills", {"query": "cancel", "top_k": 0})], after_search)
+
+    await _manager(model.model, embedder).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    assert len(retries) == 1 and "top_k" in retries[0]
