@@ -96,26 +96,24 @@ class RecursiveReflector:
         """Analyse `trace` in code; returns a failed reflection (never a fake one) when the
         session ends without a valid submission. Sandbox start-up errors propagate."""
         traces = to_plain_data(trace)
-        sandbox = self._sandbox_factory()
-        sandbox.start(
-            {
-                "traces": traces,
-                "question": question,
-                "ground_truth": ground_truth,
-                "feedback": feedback,
-                "injected_skill_ids": [skill.id for skill in injected_skills],
-            }
-        )
-        deps = RRDeps(sandbox=sandbox, skillbook=self._skillbook, embedder=self._embedder)
+        variables = {
+            "traces": traces,
+            "question": question,
+            "ground_truth": ground_truth,
+            "feedback": feedback,
+            "injected_skill_ids": [skill.id for skill in injected_skills],
+        }
         prompt = _user_prompt(traces, question, ground_truth, feedback, injected_skills)
-        try:
-            result = await self._agent.run(prompt, deps=deps)
-        except BudgetExhausted as exc:
-            return ReflectorOutput.failure(f"budget exhausted before a reflection was submitted: {exc}")
-        except UnexpectedModelBehavior as exc:
-            return ReflectorOutput.failure(f"no valid reflection was submitted: {exc}")
-        finally:
-            sandbox.close()
+        with self._sandbox_factory() as sandbox:
+            # Starting the worker process blocks; keep the event loop free meanwhile.
+            await asyncio.to_thread(sandbox.start, variables)
+            deps = RRDeps(sandbox=sandbox, skillbook=self._skillbook, embedder=self._embedder)
+            try:
+                result = await self._agent.run(prompt, deps=deps)
+            except BudgetExhausted as exc:
+                return ReflectorOutput.failure(f"budget exhausted before a reflection was submitted: {exc}")
+            except UnexpectedModelBehavior as exc:
+                return ReflectorOutput.failure(f"no valid reflection was submitted: {exc}")
         if not result.finished:
             return ReflectorOutput.failure("the single tool-call pass ended without a submitted reflection")
         return result.output

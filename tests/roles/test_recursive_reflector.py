@@ -111,3 +111,12 @@ async def test_read_only_skill_tools_show_counters_and_change_nothing(script, em
     assert seen["read"]["counters"]["helpful_count"] == 1
     assert [hit["id"] for hit in seen["search"]] == [skill.id]
     assert book.get_skill(skill.id).to_dict() == before
+
+
+async def test_single_pass_without_submission_is_a_failed_reflection(script) -> None:
+    model = script([ToolCallPart("execute_code", {"code": "print(1)"})])
+
+    reflection = await RecursiveReflector(model.model, config=AgenticConfig(max_requests=1)).reflect(trace="t")
+
+    assert reflection.failed
+    assert "single tool-call pass" in reflection.failure_reason
