@@ -1,0 +1,41 @@
+"""The steps of the ACE loop and the context they pass (`ACEStepContext`).
+
+Foreground: `AgentStep` (answer with injected skills) -> `EvaluateStep` (feedback -> trace), or
+`LoadTracesStep` for recorded traces. Background (`learning_tail`): `ReflectStep` -> `UpdateStep`
+[-> `DeduplicateStep`] [-> `CheckpointStep`]. `ExportMarkdownStep` keeps a readable copy.
+"""
+
+from ace.steps.agent import AgentStep
+from ace.steps.checkpoint import CheckpointStep
+from ace.steps.context import ACEStepContext, Sample
+from ace.steps.deduplicate import DeduplicateStep
+from ace.steps.evaluate import EnvironmentResult, EvaluateStep, TaskEnvironment
+from ace.steps.export_markdown import ExportMarkdownStep
+from ace.steps.load_traces import LoadTracesStep, TraceFileError, TraceLocation, load_trace_file, trace_locations
+from ace.steps.reflect import ReflectStep
+from ace.steps.tail import learning_tail
+from ace.steps.trace_identity import TraceIdentity, infer_trace_identity
+from ace.steps.update import UpdateStep, insight_source_for
+
+__all__ = [
+    "ACEStepContext",
+    "AgentStep",
+    "CheckpointStep",
+    "DeduplicateStep",
+    "EnvironmentResult",
+    "EvaluateStep",
+    "ExportMarkdownStep",
+    "LoadTracesStep",
+    "ReflectStep",
+    "Sample",
+    "TaskEnvironment",
+    "TraceFileError",
+    "TraceIdentity",
+    "TraceLocation",
+    "UpdateStep",
+    "infer_trace_identity",
+    "insight_source_for",
+    "learning_tail",
+    "load_trace_file",
+    "trace_locations",
+]

@@ -1,0 +1,55 @@
+"""Reading the question, feedback and ground truth out of a sample or a trace of any shape."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ace.steps.context import ACEStepContext, Sample
+
+__all__ = ["trace_feedback", "trace_ground_truth", "trace_question"]
+
+
+def trace_question(ctx: ACEStepContext) -> str:
+    """The task of the sample: the Sample's question, a trace's `question`, or a tau2 task's request."""
+    if isinstance(ctx.sample, Sample):
+        return ctx.sample.question
+    trace = ctx.trace
+    if not isinstance(trace, Mapping):
+        return ""
+    if isinstance(trace.get("question"), str):
+        return trace["question"]
+    task = trace.get("task")
+    if isinstance(task, Mapping):
+        instructions = (task.get("user_scenario") or {}).get("instructions")
+        if isinstance(instructions, Mapping):
+            return str(instructions.get("reason_for_call") or "")
+        if isinstance(instructions, str):
+            return instructions
+    return ""
+
+
+def trace_feedback(trace: Any) -> str | None:
+    """Environment feedback recorded in the trace: `feedback`, or a tau2 simulation's reward summary."""
+    if not isinstance(trace, Mapping):
+        return None
+    if isinstance(trace.get("feedback"), str):
+        return trace["feedback"]
+    simulation = trace.get("simulation") if isinstance(trace.get("simulation"), Mapping) else trace
+    reward_info = simulation.get("reward_info")
+    if isinstance(reward_info, Mapping):
+        db_check = reward_info.get("db_check") or {}
+        return (
+            f"reward={reward_info.get('reward')}; db_match={db_check.get('db_match')}; "
+            f"termination={simulation.get('termination_reason')}"
+        )
+    return None
+
+
+def trace_ground_truth(ctx: ACEStepContext) -> str | None:
+    """The expected answer, from the Sample or the trace's `ground_truth`."""
+    if isinstance(ctx.sample, Sample) and ctx.sample.ground_truth is not None:
+        return ctx.sample.ground_truth
+    if isinstance(ctx.trace, Mapping) and ctx.trace.get("ground_truth") is not None:
+        return str(ctx.trace["ground_truth"])
+    return None

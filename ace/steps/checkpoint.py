@@ -1,0 +1,46 @@
+"""CheckpointStep: every N samples, save the skillbook to `checkpoint_<n>.json` and `latest.json`."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import logfire
+
+from ace.skillbook import Skillbook
+from ace.steps.context import ACEStepContext
+
+__all__ = ["CheckpointStep"]
+
+
+class CheckpointStep:
+    """Save the skillbook after every `interval`-th sample that reaches this step.
+
+    Saves are atomic (the skillbook writes a temp file and renames it), so a crash leaves the last
+    complete checkpoint. `n` counts samples that reached this step, across epochs.
+    """
+
+    requires = frozenset()
+    provides = frozenset()
+    max_workers = 1
+
+    def __init__(self, skillbook: Skillbook, directory: str | Path, *, interval: int = 10) -> None:
+        if interval < 1:
+            raise ValueError(f"checkpoint interval must be >= 1; got {interval}")
+        self._skillbook = skillbook
+        self._directory = Path(directory)
+        self._interval = interval
+        self._count = 0
+        self._lock = threading.Lock()
+        self._directory.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
+        with self._lock:
+            self._count += 1
+            if self._count % self._interval:
+                return ctx
+            checkpoint = self._directory / f"checkpoint_{self._count}.json"
+            with logfire.span("ace.checkpoint {path}", path=str(checkpoint)):
+                self._skillbook.save_to_file(checkpoint)
+                self._skillbook.save_to_file(self._directory / "latest.json")
+        return ctx

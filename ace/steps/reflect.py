@@ -1,0 +1,40 @@
+"""ReflectStep: the Reflector (one pass or recursive) analyses the trace; starts the background part."""
+
+from __future__ import annotations
+
+from ace.roles import ReflectorLike
+from ace.steps._trace_fields import trace_feedback, trace_ground_truth, trace_question
+from ace.steps.context import ACEStepContext
+
+__all__ = ["ReflectStep"]
+
+
+class ReflectStep:
+    """Reflect on `ctx.trace`; the result lands in `ctx.reflections` (one entry).
+
+    Accepts a `Reflector` or a `RecursiveReflector` alike (anything `ReflectorLike`). It is the
+    async boundary: learning runs in the background while the next samples are answered. A failed
+    reflection is kept as such (`failed=True`); UpdateStep will not learn from it.
+    """
+
+    requires = frozenset({"trace", "injected_skill_ids"})
+    provides = frozenset({"reflections"})
+    async_boundary = True
+
+    def __init__(self, reflector: ReflectorLike, *, max_workers: int = 4) -> None:
+        self._reflector = reflector
+        self.max_workers = max_workers
+        """How many reflections may run at once."""
+
+    async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
+        injected = []
+        if ctx.skillbook is not None:
+            injected = [s for s in map(ctx.skillbook.get_skill, ctx.injected_skill_ids) if s is not None]
+        reflection = await self._reflector.reflect(
+            trace=ctx.trace,
+            question=trace_question(ctx),
+            ground_truth=trace_ground_truth(ctx),
+            feedback=trace_feedback(ctx.trace),
+            injected_skills=injected,
+        )
+        return ctx.replace(reflections=(reflection,))

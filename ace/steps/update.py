@@ -1,0 +1,56 @@
+"""UpdateStep: the SkillManager turns the reflections into skillbook mutations, with provenance."""
+
+from __future__ import annotations
+
+from ace.roles import SkillManagerLike
+from ace.skillbook import InsightSource, Skillbook
+from ace.steps._trace_fields import trace_question
+from ace.steps.context import ACEStepContext, Sample
+from ace.steps.trace_identity import infer_trace_identity
+
+__all__ = ["UpdateStep", "insight_source_for"]
+
+
+def insight_source_for(ctx: ACEStepContext) -> InsightSource:
+    """The provenance record of `ctx`: trace identity, question, epoch, step, and the first
+    reflection's error_identification and key_insight."""
+    sample_id = ctx.sample.id if isinstance(ctx.sample, Sample) else None
+    identity = infer_trace_identity(ctx.trace, metadata=ctx.metadata, sample_id=sample_id)
+    first = ctx.reflections[0] if ctx.reflections else None
+    usable = first is not None and not first.failed
+    return InsightSource(
+        source_system=identity.source_system,
+        trace_id=identity.trace_id,
+        display_name=identity.display_name,
+        sample_question=trace_question(ctx) or None,
+        epoch=ctx.epoch,
+        step=ctx.step_index,
+        error_identification=first.error_identification if usable else None,
+        learning_text=first.key_insight if usable else None,
+    )
+
+
+class UpdateStep:
+    """Run one SkillManager session for the sample; the skillbook is mutated when it returns.
+
+    `max_workers = 1`: updates are serialised, so each session sees the previous one's skills.
+    """
+
+    requires = frozenset({"trace", "reflections", "injected_skill_ids"})
+    provides = frozenset({"skill_manager_output"})
+    max_workers = 1
+
+    def __init__(self, skill_manager: SkillManagerLike, skillbook: Skillbook) -> None:
+        self._skill_manager = skill_manager
+        self._skillbook = skillbook
+
+    async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
+        output = await self._skill_manager.update_skills(
+            reflections=ctx.reflections,
+            skillbook=self._skillbook,
+            source=insight_source_for(ctx),
+            injected_skill_ids=ctx.injected_skill_ids,
+            question_context=trace_question(ctx),
+            progress=f"epoch {ctx.epoch}/{ctx.total_epochs}, sample {ctx.step_index + 1}/{ctx.total_steps}",
+        )
+        return ctx.replace(skill_manager_output=output)
