@@ -104,6 +104,11 @@ def test_branch_child_that_is_not_a_step_raises_config_error_naming_it() -> None
         Branch(AddOne(), 3)  # type: ignore[arg-type]
 
 
+def test_branch_name_that_is_not_a_string_raises_type_error() -> None:
+    with pytest.raises(TypeError, match=r"Branch name must be a non-empty str; got int 3"):
+        Branch(AddOne(), name=3)  # type: ignore[arg-type]
+
+
 def test_branch_with_unknown_merge_strategy_raises_config_error() -> None:
     with pytest.raises(PipelineConfigError, match=r"merge='first_wins'"):
         Branch(AddOne(), AsyncDouble(), merge="first_wins")  # type: ignore[arg-type]
