@@ -1,0 +1,62 @@
+"""TraceAnalyser over real recorded tau2 runs and over in-memory traces; bad files fail alone."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from ace.runners import TraceAnalyser
+from ace.steps import TraceFileError
+
+RECORDED = ("tau2trace_gpt-4.1-mini_airline_1sim.json", "sierra_gpt-4.1_airline_test20_1trial.json")
+
+
+def _analyser(roles: dict[str, Any], **kwargs: Any) -> TraceAnalyser:
+    return TraceAnalyser.from_roles(reflector=roles["reflector"], skill_manager=roles["skill_manager"], **kwargs)
+
+
+def test_learns_one_skill_per_recorded_simulation_with_its_tau2_identity(
+    roles: dict[str, Any], shared_dir: Path, tmp_path: Path
+) -> None:
+    files = [shutil.copy(shared_dir / "tau2" / "recorded" / name, tmp_path / name) for name in RECORDED]
+    simulation_ids = [
+        simulation["id"] for name in RECORDED for simulation in json.loads((tmp_path / name).read_text())["simulations"]
+    ]
+    analyser = _analyser(roles)
+
+    results = analyser.run([Path(f) for f in files], workers=4)
+
+    assert len(results) == len(simulation_ids) == 21
+    assert [r.error for r in results] == [None] * 21
+    added = [o for s in analyser.skillbook.skills() for o in s.occurrences if o.operation_type == "ADD"]
+    assert sorted(o.trace_uid for o in added) == sorted(f"tau2:{sim_id}" for sim_id in simulation_ids)
+    assert all(o.display_name.startswith(RECORDED[0]) or o.display_name.startswith(RECORDED[1]) for o in added)
+    assert all(o.sample_question for o in added)
+
+
+def test_a_malformed_trace_file_fails_its_own_sample_only(roles: dict[str, Any], tmp_path: Path) -> None:
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps({"id": "t1", "question": "refund?", "feedback": "wrong"}) + "\n")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    analyser = _analyser(roles)
+
+    results = analyser.run([good, bad, tmp_path / "missing.json"])
+
+    assert [r.failed_at for r in results] == [None, "LoadTracesStep", "LoadTracesStep"]
+    assert isinstance(results[1].error, TraceFileError) and "bad.json" in str(results[1].error)
+    assert isinstance(results[2].error, TraceFileError) and "missing.json" in str(results[2].error)
+    assert len(analyser.skillbook) == 1
+
+
+def test_in_memory_traces_get_a_content_fingerprint_identity(roles: dict[str, Any]) -> None:
+    trace = [{"role": "user", "content": "refund?"}, {"role": "assistant", "content": "no"}]
+    analyser = _analyser(roles)
+
+    analyser.run([trace, trace])
+
+    uids = {o.trace_uid for s in analyser.skillbook.skills() for o in s.occurrences}
+    assert len(uids) == 1
+    assert next(iter(uids)).startswith("content:")
