@@ -1,8 +1,8 @@
 """Score task -> skills matching on the tuning set (shared/fixtures/matching_dev.json) and refit the
-default reranker's weights on it.
+default reranker's coefficients on it.
 
     python benchmarks/matching_dev_eval.py            # dev-set figures of the shipped defaults
-    python benchmarks/matching_dev_eval.py --fit      # refit the 4 weights, print them and a
+    python benchmarks/matching_dev_eval.py --fit      # refit the 5 coefficients, print them and a
                                                       # 5-fold x 5-seed cross-validation over tasks
 
 Scores use limit=3: micro precision / recall / F1 of returned ids against gold, top-1 accuracy on
@@ -29,6 +29,7 @@ from ace.skillbook import Skillbook
 
 DEV_SET = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "matching_dev.json"
 LIMIT = 3
+ABSTENTION_TARGET = 0.9
 
 
 def load_dev_set(path: Path) -> tuple[Skillbook, list[dict], set[str]]:
@@ -80,11 +81,13 @@ def score(returned: Sequence[list[str]], tasks: Sequence[dict], inactive: set[st
 
 def _features(candidates: Sequence[RerankCandidate]) -> np.ndarray:
     best = max(c.similarity for c in candidates)
-    return np.array([[c.similarity, c.lexical_overlap, c.similarity - best] for c in candidates])
+    return np.array(
+        [[c.similarity, c.issue_overlap, c.keyword_overlap, c.similarity - best] for c in candidates]
+    )
 
 
 def _fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1e-3, steps: int = 4000) -> np.ndarray:
-    """[bias, w_similarity, w_lexical, w_lag] by gradient descent on standardised features."""
+    """[bias, *weights] by gradient descent on standardised features."""
     mean, std = features.mean(0), features.std(0) + 1e-9
     scaled = (features - mean) / std
     weights, bias = np.zeros(features.shape[1]), 0.0
@@ -109,18 +112,20 @@ def _returned(shortlists: Sequence[list[RerankCandidate]], weights: FieldWeights
 
 
 def fit_weights(shortlists: Sequence[list[RerankCandidate]], tasks: Sequence[dict]) -> FieldWeights:
-    """Fit the logistic weights on `tasks`, then shift the bias so the F1-best floor sits at 0.5."""
+    """Fit the logistic weights on `tasks`, then shift the bias so that 0.5 is the floor with the best
+    F1 among those that abstain on at least ABSTENTION_TARGET of the tasks without gold."""
     features = np.vstack([_features(c) for c in shortlists])
     labels = np.array([c.skill_id in t["gold"] for cs, t in zip(shortlists, tasks) for c in cs], dtype=float)
-    bias, w_sim, w_lex, w_lag = _fit_logistic(features, labels)
-    best_floor, best_f1 = 0.5, -1.0
+    bias, *weights = _fit_logistic(features, labels)
+    best_floor, best_objective = 0.5, (False, -1.0)
     for floor in np.arange(0.05, 0.95, 0.01):
-        shifted = FieldWeights(bias - math.log(floor / (1 - floor)), w_sim, w_lex, w_lag)
-        f1 = score(_returned(shortlists, shifted), tasks, set()).f1
-        if f1 > best_f1 + 1e-9:
-            best_floor, best_f1 = floor, f1
+        shifted = FieldWeights(bias - math.log(floor / (1 - floor)), *weights)
+        scores = score(_returned(shortlists, shifted), tasks, set())
+        objective = (scores.abstention >= ABSTENTION_TARGET, scores.f1)
+        if objective > best_objective:
+            best_floor, best_objective = floor, objective
     shift = math.log(best_floor / (1 - best_floor))
-    return FieldWeights(*(round(float(v), 2) for v in (bias - shift, w_sim, w_lex, w_lag)))
+    return FieldWeights(*(round(float(v), 2) for v in (bias - shift, *weights)))
 
 
 def cross_validate(shortlists: list, tasks: list, inactive: set[str], folds: int = 5, seeds: int = 5) -> Scores:

@@ -1,9 +1,8 @@
 """Lexical evidence for task -> skill matching: normalised terms and IDF-weighted field coverage.
 
-Terms are lowercase alphanumeric runs (keyword `pod_debugging` gives `pod`, `debugging`) with English
-stopwords dropped and a light suffix stem (`matching`/`matches` -> `match`), so a task that says
-"match a competitor's price" meets a skill that says "price matching". The matcher scores only its
-shortlist this way, so a full stemmer buys nothing here.
+Terms are lowercase alphanumeric runs (keyword `pod_debugging` gives `pod`, `debug`) with English
+stopwords dropped, stemmed with Snowball (PyStemmer), so a task that says "match a competitor's
+price" meets a skill that says "price matching".
 """
 
 from __future__ import annotations
@@ -13,11 +12,10 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal
 
-__all__ = ["FieldTerms", "MatchedField", "TermStatistics", "field_terms", "terms_of"]
+import Stemmer
 
-MatchedField = Literal["issue", "keywords"]
+__all__ = ["FieldTerms", "TermStatistics", "field_terms", "terms_of"]
 
 _WORD = re.compile(r"[^\W_]+")
 _STOPWORDS = frozenset(
@@ -28,22 +26,13 @@ _STOPWORDS = frozenset(
     their theirs them then there these they this those through to too under until up us very was we
     were what when where which while who whom why will with would you your yours via per""".split()
 )
-_SUFFIXES = (("ies", "y"), ("ings", ""), ("ing", ""), ("es", ""), ("ed", ""), ("s", ""))
-_MIN_STEM = 3
-
-
-def _stem(word: str) -> str:
-    for suffix, replacement in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= _MIN_STEM:
-            return word[: -len(suffix)] + replacement
-    return word
+_STEMMER = Stemmer.Stemmer("english")
 
 
 def terms_of(text: str) -> frozenset[str]:
     """The distinct stemmed content terms of `text` (2+ characters, stopwords dropped)."""
-    return frozenset(
-        _stem(word) for word in _WORD.findall(text.lower()) if len(word) > 1 and word not in _STOPWORDS
-    )
+    words = [word for word in _WORD.findall(text.lower()) if len(word) > 1 and word not in _STOPWORDS]
+    return frozenset(_STEMMER.stemWords(words))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +82,3 @@ class TermStatistics:
         if total == 0.0:
             return 0.0
         return sum(self.idf(term) for term in terms & task_terms) / total
-
-    def matched_field(self, fields: FieldTerms, task_terms: frozenset[str]) -> MatchedField:
-        """The field that drove a match: `keywords` when the task covers a larger IDF-weighted share of
-        the keywords than of the issue, else `issue` (also when no term is shared: the match then came
-        from the dense similarity of the description)."""
-        if self.coverage(fields.keywords, task_terms) > self.coverage(fields.issue, task_terms):
-            return "keywords"
-        return "issue"

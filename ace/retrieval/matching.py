@@ -13,12 +13,13 @@ import math
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 import logfire
 import numpy as np
 
 from ._matching_index import MatchableSkillbook, MatchEntry, MatchSnapshot, empty_snapshot, refresh_snapshot
-from ._matching_terms import MatchedField, terms_of
+from ._matching_terms import terms_of
 from .embedder import Embedder, EmbeddingError
 from .local_embedder import default_embedder
 from .rerankers import FieldAwareReranker, RerankCandidate, Reranker, RerankError
@@ -42,8 +43,10 @@ class SkillMatch:
     """Id of the matched skill."""
     score: float
     """Rerank score in [0, 1]; at least the matcher's floor."""
-    matched_on: MatchedField
-    """The field that drove the match: `issue` or `keywords` (see `TermStatistics.matched_field`)."""
+    matched_on: Literal["issue", "keywords"]
+    """The field that drove the match: `keywords` when the task contains a larger IDF-weighted share of
+    the keywords' terms than of the issue's, else `issue` (also when it shares no term: the match
+    then came from the dense similarity of the description)."""
     section: str
     """The skill's section."""
     keywords: tuple[str, ...]
@@ -128,22 +131,22 @@ class SkillMatcher:
             scores = _checked_scores(self.reranker, self.reranker.rerank(task, candidates), len(candidates))
             ranked = sorted(
                 (
-                    (score, entry)
-                    for score, (entry, _) in zip(scores, shortlisted)
+                    (score, entry, candidate)
+                    for score, (entry, candidate) in zip(scores, shortlisted)
                     if score >= self.floor
                 ),
-                key=lambda pair: (-pair[0], pair[1].skill.id),
+                key=lambda ranked: (-ranked[0], ranked[1].skill.id),
             )[:limit]
             matches = [
                 SkillMatch(
                     skill_id=entry.skill.id,
                     score=score,
-                    matched_on=snapshot.statistics.matched_field(entry.terms, task_terms),
+                    matched_on="keywords" if candidate.keyword_overlap > candidate.issue_overlap else "issue",
                     section=entry.skill.section,
                     keywords=entry.skill.keywords,
                     issue=entry.skill.issue,
                 )
-                for score, entry in ranked
+                for score, entry, candidate in ranked
             ]
             span.set_attribute("shortlist_size", len(candidates))
             span.set_attribute("matched_ids", [match.skill_id for match in matches])
@@ -173,7 +176,8 @@ class SkillMatcher:
                     issue=entry.skill.issue,
                     keywords=entry.skill.keywords,
                     similarity=round(float(similarities[row]), _SCORE_DECIMALS),
-                    lexical_overlap=round(snapshot.statistics.coverage(entry.terms.all, task_terms), _SCORE_DECIMALS),
+                    issue_overlap=round(snapshot.statistics.coverage(entry.terms.issue, task_terms), _SCORE_DECIMALS),
+                    keyword_overlap=round(snapshot.statistics.coverage(entry.terms.keywords, task_terms), _SCORE_DECIMALS),
                 ),
             ))
         shortlisted.sort(key=lambda pair: (-pair[1].similarity, pair[1].skill_id))

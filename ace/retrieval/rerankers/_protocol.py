@@ -35,8 +35,10 @@ class RerankCandidate:
     """The skill's keywords."""
     similarity: float
     """Cosine similarity between the task and the skill's issue + keywords text (recall score)."""
-    lexical_overlap: float
-    """IDF-weighted share of the skill's issue + keyword terms that the task contains, in [0, 1]."""
+    issue_overlap: float
+    """IDF-weighted share of the issue's terms that the task contains, in [0, 1]."""
+    keyword_overlap: float
+    """IDF-weighted share of the keywords' terms that the task contains, in [0, 1]."""
 
     @property
     def text(self) -> str:

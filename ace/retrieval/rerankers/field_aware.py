@@ -2,11 +2,11 @@
 
 No cross-encoder ships with its weights on a package registry, so the default cannot be one. This
 reranker needs no model, key or network: it combines, per candidate, (1) the dense similarity of the
-task to the skill's issue + keywords, (2) the IDF-weighted share of the skill's issue and keyword
-terms the task actually contains, and (3) how far the candidate trails the best dense match of the
-shortlist. A task that only *mentions* a skill's topic shares one or two common terms and sits close
+task to the skill's issue + keywords, (2) the IDF-weighted share of the issue's terms and (3) of the
+keywords' terms that the task actually contains, and (4) how far the candidate trails the best dense
+match of the shortlist. A task that only *mentions* a skill's topic shares one or two common terms and sits close
 to several skills at once; a task that *is about* the skill's situation shares its rare terms (error
-strings, tool names) and stands out from its neighbours. The four weights were fitted by logistic
+strings, tool names) and stands out from its neighbours. The five coefficients were fitted by logistic
 regression on the matching tuning set (`benchmarks/matching_dev_eval.py --fit`), with the bias
 shifted so that the tuned floor lands on 0.5.
 """
@@ -24,19 +24,22 @@ __all__ = ["DEFAULT_FIELD_WEIGHTS", "FieldAwareReranker", "FieldWeights"]
 
 @dataclass(frozen=True, slots=True)
 class FieldWeights:
-    """Coefficients of the logistic score `sigmoid(bias + similarity*s + lexical*l + lag*g)`."""
+    """Coefficients of the logistic score
+    `sigmoid(bias + similarity*s + issue_terms*i + keyword_terms*k + lag*g)`."""
 
     bias: float
     """Intercept; shifted so that 0.5 is the decision floor."""
     similarity: float
     """Weight of the dense cosine similarity (task vs. issue + keywords)."""
-    lexical: float
-    """Weight of the IDF-weighted lexical overlap with issue + keywords."""
+    issue_terms: float
+    """Weight of the IDF-weighted share of the issue's terms found in the task."""
+    keyword_terms: float
+    """Weight of the IDF-weighted share of the keywords' terms found in the task."""
     lag: float
     """Weight of `similarity - best similarity in the shortlist` (<= 0)."""
 
 
-DEFAULT_FIELD_WEIGHTS = FieldWeights(bias=-4.57, similarity=5.5, lexical=21.21, lag=13.76)
+DEFAULT_FIELD_WEIGHTS = FieldWeights(bias=-4.67, similarity=5.26, issue_terms=20.34, keyword_terms=0.01, lag=13.35)
 """Fitted on shared/fixtures/matching_dev.json only (see the module docstring)."""
 
 
@@ -59,7 +62,8 @@ class FieldAwareReranker:
             _sigmoid(
                 weights.bias
                 + weights.similarity * candidate.similarity
-                + weights.lexical * candidate.lexical_overlap
+                + weights.issue_terms * candidate.issue_overlap
+                + weights.keyword_terms * candidate.keyword_overlap
                 + weights.lag * (candidate.similarity - best)
             )
             for candidate in candidates
