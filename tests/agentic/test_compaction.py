@@ -72,6 +72,7 @@ async def test_history_still_over_budget_after_placeholders_is_summarised_by_the
     third = _text(model.requests[2])
     assert SUMMARY_PREFIX in third and "SUMMARY: fetched pages 0 and 1" in third
     assert "read the pages" in third  # the task survives compaction
+    assert third.count(BIG) == 1  # the latest tool return is inside the untouched recent window
     assert len(model.requests[2]) < len(model.requests[1]) + 2  # old messages were folded away
     assert run.usage.requests == 4 + len(summariser.prompts)  # summary calls count against the session
     stages = [span["attributes"].get("stage") for span in capfire.exporter.exported_spans_as_dict()

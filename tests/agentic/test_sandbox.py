@@ -92,3 +92,12 @@ def test_execute_after_close_starts_a_fresh_worker(sandbox: Sandbox):
     sandbox.execute("kept = 1")
     sandbox.close()
     assert "NameError" in (sandbox.execute("kept").error or "")
+
+
+def test_calls_from_several_threads_each_get_their_own_result(sandbox: Sandbox):
+    def run(worker: int) -> list[str]:
+        return [sandbox.execute(f"print({worker} * 1000 + {i})").stdout for i in range(10)]
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        outputs = list(pool.map(run, range(3)))
+    assert outputs == [[f"{w * 1000 + i}\n" for i in range(10)] for w in range(3)]

@@ -60,7 +60,8 @@ def test_invalid_model_string_error_names_it_and_shows_examples(bad: str):
 
 
 @pytest.mark.parametrize("name", ["openai/gpt-4.1-mini", "anthropic/claude-sonnet-4-5",
-                                  "bedrock/us.anthropic.claude-haiku-4-5-20251001-v1:0", "ollama/llama3.1"])
+                                  "bedrock/us.anthropic.claude-haiku-4-5-20251001-v1:0", "ollama/llama3.1",
+                                  "gpt-4o"])
 def test_litellm_provider_strings_resolve_to_a_model_named_after_them(name: str):
     assert resolve_model(name).model_name == name
 
