@@ -34,8 +34,9 @@ class ChangeLog:
         return self._version
 
     def changed_since(self, version: int, *, content_only: bool = False) -> frozenset[str] | None:
-        """Ids changed after `version`, or None when the log does not reach back that far."""
-        if version < self._floor:
+        """Ids changed after `version`, or None when the log does not reach back that far or
+        `version` is ahead of this log (it came from another skillbook)."""
+        if version < self._floor or version > self._version:
             return None
         changed: set[str] = set()
         for entry_version, ids, content in reversed(self._entries):

@@ -132,7 +132,8 @@ class Skillbook:
 
     def changed_ids_since(self, version: int, *, content_only: bool = False) -> frozenset[str] | None:
         """Ids of skills created, changed or deleted after `version`; None when the bounded change
-        log no longer reaches back that far (rebuild everything).
+        log no longer reaches back that far, or `version` is newer than this skillbook's (it was
+        read from another one): rebuild everything.
 
         With `content_only`, only changes to issue, insight, keywords, existence or the active flag
         count (not counters, occurrences or embeddings).

@@ -60,6 +60,10 @@ def test_change_log_answers_none_once_it_no_longer_reaches_back() -> None:
     assert (log.changed_since(0), log.changed_since(1)) == (None, {"b", "c", "d"})
 
 
+def test_changed_ids_since_a_version_this_skillbook_never_had_is_none(skillbook: Skillbook) -> None:
+    assert skillbook.changed_ids_since(skillbook.version + 1) is None
+
+
 def test_loaded_skillbook_reports_all_ids_since_zero(tmp_path, skillbook: Skillbook) -> None:
     skillbook.save_to_file(tmp_path / "sb.json")
     loaded = Skillbook.load_from_file(tmp_path / "sb.json")
