@@ -78,7 +78,9 @@ def fresh_db() -> FlightDB:
 @cache
 def _pristine_fragments() -> dict[str, dict[str, str]]:
     pristine = pristine_db()
-    return {table: {key: _fragment(key, entity) for key, entity in getattr(pristine, table).items()} for table in _TABLES}
+    return {
+        table: {key: _fragment(key, entity) for key, entity in getattr(pristine, table).items()} for table in _TABLES
+    }
 
 
 def _fragment(key: str, entity: BaseModel) -> str:

@@ -29,7 +29,8 @@ class ModelTurn:
         texts = [part.content for part in response.parts if isinstance(part, TextPart)]
         self.text: str | None = "".join(texts) if texts else None
         self.tool_calls: list[ToolCallPart] = [part for part in response.parts if isinstance(part, ToolCallPart)]
-        self.usage = {"prompt_tokens": response.usage.input_tokens, "completion_tokens": response.usage.output_tokens}
+        usage = response.usage
+        self.usage = {"prompt_tokens": usage.input_tokens, "completion_tokens": usage.output_tokens}
         self.cost = _cost(response)
 
 

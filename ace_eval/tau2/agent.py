@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
@@ -50,7 +57,7 @@ class LLMAgent:
         model_settings: ModelSettings | None = None,
         tools: Sequence[ToolDefinition] | None = None,
     ) -> None:
-        """`model` answers; `extra_instructions` extends the system prompt; `tools` default to the 14 airline tools."""
+        """`model` answers; `extra_instructions` extends the system prompt; `tools` default to the airline 14."""
         self.model = model
         self.system_prompt = agent_system_prompt(extra_instructions=extra_instructions)
         self.model_settings = model_settings
@@ -67,6 +74,7 @@ class LLMAgent:
         )
         turn = ModelTurn(response)
         calls = [
+            # Malformed JSON arguments arrive as {"INVALID_JSON": raw}; the tool then answers with an error.
             ToolCall(id=part.tool_call_id, name=part.tool_name, arguments=part.args_as_dict(), requestor="assistant")
             for part in turn.tool_calls
         ]
@@ -91,6 +99,8 @@ def _agent_view(trajectory: Sequence[Message]) -> list[ModelMessage]:
         else:
             append_request_part(
                 messages,
-                ToolReturnPart(tool_name=call_names.get(message.id, ""), content=message.content, tool_call_id=message.id),
+                ToolReturnPart(
+                    tool_name=call_names.get(message.id, ""), content=message.content, tool_call_id=message.id
+                ),
             )
     return messages

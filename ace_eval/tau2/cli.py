@@ -4,17 +4,22 @@
 prints, per simulation, the computed and the recorded reward and db_match, then
 `agreement: <agreeing>/<graded>`. Exit code 0 when every graded simulation agrees, 1 otherwise,
 2 for bad input.
+
+`ace-eval tau2 metrics RESULTS.json [--json]` prints pass^k with its bootstrap 95% CI and the
+per-task table of a graded Results file.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 from pathlib import Path
 
 from ace.cli import CommandError
 from ace_eval.tau2.data import load_tasks
 from ace_eval.tau2.errors import Tau2Error
+from ace_eval.tau2.metrics import compute_metrics, format_metrics
 from ace_eval.tau2.regrade import RegradedSimulation, RegradeReport, regrade_results
 from ace_eval.tau2.results import load_results
 
@@ -29,9 +34,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "regrade", help="re-grade a tau2 Results file and compare with its recorded rewards"
     )
     regrade.add_argument("results", type=Path, help="a tau2 Results JSON file")
-    regrade.add_argument("--tasks", type=Path, help="grade with this tasks JSON list instead of the embedded tasks")
+    regrade.add_argument(
+        "--tasks", type=Path, help="grade with this tasks JSON list instead of the tasks embedded in the file"
+    )
     regrade.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     regrade.set_defaults(handler=_regrade)
+    metrics = commands.add_parser("metrics", help="pass^k, its 95%% CI and the per-task table of a Results file")
+    metrics.add_argument("results", type=Path, help="a graded tau2 Results JSON file")
+    metrics.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+    metrics.set_defaults(handler=_metrics)
+
+
+def _metrics(args: argparse.Namespace) -> int:
+    try:
+        metrics = compute_metrics(load_results(args.results).simulations)
+    except Tau2Error as exc:
+        raise CommandError(str(exc)) from exc
+    print(json.dumps(dataclasses.asdict(metrics), indent=2) if args.json else format_metrics(metrics))
+    return 0
 
 
 def _regrade(args: argparse.Namespace) -> int:

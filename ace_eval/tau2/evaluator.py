@@ -65,7 +65,9 @@ def trajectory_db_hash(messages: Sequence[Message]) -> str:
     return _hash_after(writes)
 
 
-def evaluate_simulation(task: Task, messages: Sequence[Message], termination_reason: TerminationReason) -> RewardInfo:
+def evaluate_simulation(
+    task: Task, messages: Sequence[Message], termination_reason: TerminationReason
+) -> RewardInfo:
     """Grade one simulation of `task` the way upstream tau2 grades airline runs.
 
     Raises `UnsupportedTaskError` for a task with an initial state or a reward basis other than

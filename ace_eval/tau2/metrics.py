@@ -73,7 +73,9 @@ def compute_metrics(
     rewards: dict[str, list[float]] = defaultdict(list)
     for simulation in simulations:
         if simulation.reward_info is None:
-            raise Tau2Error(f"simulation {simulation.id} (task {simulation.task_id}) has no reward_info; grade it first")
+            raise Tau2Error(
+                f"simulation {simulation.id} (task {simulation.task_id}) has no reward_info; grade it first"
+            )
         rewards[simulation.task_id].append(simulation.reward_info.reward)
     max_k = min(len(values) for values in rewards.values())
     rows = []
@@ -115,7 +117,10 @@ def _task_order(task_id: str) -> tuple[int, str]:
 
 def format_metrics(metrics: Tau2Metrics) -> str:
     """A plain-text report: summary lines, then the per-task table."""
-    lines = [f"tasks {metrics.num_tasks}, simulations {metrics.num_simulations}, average reward {metrics.average_reward:.3f}"]
+    lines = [
+        f"tasks {metrics.num_tasks}, simulations {metrics.num_simulations}, "
+        f"average reward {metrics.average_reward:.3f}"
+    ]
     for k, value in metrics.pass_hat_k.items():
         low, high = metrics.ci95[k]
         lines.append(f"pass^{k} {value:.3f}  95% CI [{low:.3f}, {high:.3f}]")

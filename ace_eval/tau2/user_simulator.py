@@ -36,7 +36,9 @@ def is_user_stop(message: UserMessage) -> bool:
 class UserSimulator:
     """Produces the simulated user's next message for one task's scenario."""
 
-    def __init__(self, model: Model, scenario: UserScenario, *, model_settings: ModelSettings | None = None) -> None:
+    def __init__(
+        self, model: Model, scenario: UserScenario, *, model_settings: ModelSettings | None = None
+    ) -> None:
         """`model` plays the user described by `scenario`."""
         self.model = model
         self.system_prompt = user_system_prompt(scenario)

@@ -39,7 +39,8 @@ def _scripted_agent(steps: Sequence[Action | str]) -> FunctionModel:
         step = next(script, "Is there anything else?")
         if isinstance(step, str):
             return ModelResponse(parts=[TextPart(step)])
-        return ModelResponse(parts=[ToolCallPart(step.name, dict(step.arguments), tool_call_id=f"call_{next(counter)}")])
+        call = ToolCallPart(step.name, dict(step.arguments), tool_call_id=f"call_{next(counter)}")
+        return ModelResponse(parts=[call])
 
     return FunctionModel(respond, model_name="scripted-agent")
 

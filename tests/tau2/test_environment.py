@@ -40,7 +40,8 @@ def test_every_recorded_tool_answer_is_reproduced(recorded_paths: list[Path]) ->
 
 
 def test_a_failing_tool_answers_error_text_and_flags_it() -> None:
-    answer = AirlineEnvironment().call(ToolCall(id="c1", name="get_reservation_details", arguments={"reservation_id": "NOPE"}))
+    call = ToolCall(id="c1", name="get_reservation_details", arguments={"reservation_id": "NOPE"})
+    answer = AirlineEnvironment().call(call)
     assert (answer.content, answer.error, answer.id) == ("Error: Reservation NOPE not found", True, "c1")
 
 
@@ -69,7 +70,6 @@ def test_fast_hash_equals_the_full_upstream_hash_after_writes() -> None:
         [
             ("send_certificate", {"user_id": "noah_muller_9847", "amount": 50}),
             ("cancel_reservation", {"reservation_id": "SDZQKO"}),
-            ("update_reservation_baggages", {"reservation_id": "4OG6T3", "total_baggages": 2, "nonfree_baggages": 0, "payment_id": "x"}),
         ]
     )
     assert db_hash(environment.tools.db) == full_db_hash(environment.tools.db)

@@ -42,7 +42,8 @@ def test_recorded_action_and_communicate_checks_are_reproduced(recorded_paths: l
                 ]
             if sim.recorded and sim.recorded.communicate_checks is not None:
                 compared += 1
-                assert [c.met for c in sim.computed.communicate_checks] == [c.met for c in sim.recorded.communicate_checks]
+                computed = [c.met for c in sim.computed.communicate_checks]
+                assert computed == [c.met for c in sim.recorded.communicate_checks]
     assert compared > 100
 
 
@@ -97,7 +98,7 @@ def test_communicate_ignores_case_and_commas_in_agent_text(airline_tasks: dict[s
 def test_a_wrong_write_fails_the_db_check(airline_tasks: dict[str, Task]) -> None:
     task = airline_tasks["0"]  # gold: refuse to cancel
     call = ToolCall(id="x", name="cancel_reservation", arguments={"reservation_id": "EHGLP3"})
-    messages = [AssistantMessage(tool_calls=[call]), ToolMessage(id="x", content="{}"), UserMessage(content="###STOP###")]
+    messages = [AssistantMessage(tool_calls=[call]), ToolMessage(id="x", content="{}"), UserMessage(content="bye")]
     graded = evaluate_simulation(task, messages, "user_stop")
     assert (graded.reward, graded.db_check.db_match) == (0.0, False)
 

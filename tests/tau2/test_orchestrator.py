@@ -5,10 +5,27 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, TextPart, ToolCallPart, ToolReturnPart
+from logfire.testing import CaptureLogfire
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from ace_eval.tau2 import GREETING, STOP_TOKENS, LLMAgent, UserSimulator, gold_db_hash, initial_db_hash, run_simulation
+from ace_eval.tau2 import (
+    GREETING,
+    STOP_TOKENS,
+    LLMAgent,
+    UserSimulator,
+    gold_db_hash,
+    initial_db_hash,
+    run_simulation,
+)
 from ace_eval.tau2.tasks import Action, Task
 
 
@@ -44,7 +61,8 @@ async def test_an_agent_doing_the_gold_actions_earns_reward_1(
     task = airline_tasks[task_id]
     assert gold_db_hash(task) != initial_db_hash()
     closing = "Done. " + " ".join(task.evaluation_criteria.communicate_info or [])
-    run = await _simulate(task, scripted_agent([*task.evaluation_criteria.actions, closing]), scripted_user(["I need help."]))
+    agent = scripted_agent([*task.evaluation_criteria.actions, closing])
+    run = await _simulate(task, agent, scripted_user(["I need help."]))
     assert run.termination_reason == "user_stop"
     assert run.reward_info.db_check.db_match
     assert run.reward_info.reward == 1.0
@@ -82,7 +100,8 @@ async def test_too_many_tool_errors_end_the_run_with_reward_0(
     scripted_user: Factory,
 ) -> None:
     task = airline_tasks["0"]
-    failing = [Action(action_id=str(i), name="get_reservation_details", arguments={"reservation_id": "NOPE"}) for i in range(9)]
+    missing = {"reservation_id": "NOPE"}
+    failing = [Action(action_id=str(i), name="get_reservation_details", arguments=missing) for i in range(9)]
     run = await _simulate(task, scripted_agent(failing), scripted_user(["hello"]), max_errors=3)
     assert run.termination_reason == "too_many_errors"
     assert run.reward_info.reward == 0.0
@@ -139,7 +158,8 @@ async def test_the_agent_gets_policy_skills_tools_and_tool_errors(
     def agent(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         calls.append((messages, info))
         if len(calls) == 1:
-            return ModelResponse(parts=[ToolCallPart("get_reservation_details", {"reservation_id": "NOPE"}, tool_call_id="c1")])
+            call = ToolCallPart("get_reservation_details", {"reservation_id": "NOPE"}, tool_call_id="c1")
+            return ModelResponse(parts=[call])
         return ModelResponse(parts=[TextPart("That reservation does not exist.")])
 
     task = airline_tasks["0"]
@@ -152,7 +172,8 @@ async def test_the_agent_gets_policy_skills_tools_and_tool_errors(
     messages, info = calls[1]
     system = messages[0].parts[0]
     assert isinstance(system, SystemPromptPart)
-    assert "<policy>\n# Airline Agent Policy" in system.content and system.content.endswith("<skills>Check ids twice.</skills>")
+    assert "<policy>\n# Airline Agent Policy" in system.content
+    assert system.content.endswith("</policy>\n<skills>Check ids twice.</skills>")
     assert len(info.function_tools) == 14
     returned = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
     assert [(p.tool_call_id, p.content) for p in returned] == [("c1", "Error: Reservation NOPE not found")]
@@ -168,3 +189,17 @@ async def test_the_trajectory_starts_with_the_greeting_and_is_numbered(
     assert run.messages[0].content == GREETING and run.messages[0].role == "assistant"
     assert [m.turn_idx for m in run.messages] == list(range(len(run.messages)))
     assert [m.role for m in run.messages] == ["assistant", "user", "assistant", "user"]
+
+
+async def test_each_simulation_is_a_span_with_its_outcome(
+    airline_tasks: dict[str, Task],
+    scripted_agent: Factory,
+    scripted_user: Factory,
+    capfire: CaptureLogfire,
+) -> None:
+    await _simulate(airline_tasks["0"], scripted_agent(["Sure."]), scripted_user(["hi"]))
+    spans = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"].startswith("tau2.simulation")]
+    assert len(spans) == 1
+    attributes = spans[0]["attributes"]
+    outcome = (attributes["task_id"], attributes["termination_reason"], attributes["reward"])
+    assert outcome == ("0", "user_stop", 1.0)

@@ -62,7 +62,9 @@ def test_missing_file_is_a_one_line_error_with_exit_2(tmp_path: Path, capsys: py
     assert err.count("\n") == 1 and "none.json" in err
 
 
-def test_malformed_file_is_a_one_line_error_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_malformed_file_is_a_one_line_error_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "bad.json").write_text("not json")
     assert main(["tau2", "regrade", str(tmp_path / "bad.json")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
@@ -77,3 +79,18 @@ def test_unknown_task_id_is_a_one_line_error_with_exit_2(
     assert main(["tau2", "regrade", str(tmp_path / "unknown.json")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'999'" in err
+
+
+def test_metrics_command_prints_pass_hat_k_and_the_task_table(
+    recorded_paths: list[Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["tau2", "metrics", str(_recorded(recorded_paths, "claude"))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "tasks 50, simulations 50, average reward 0.720"
+    assert lines[1].startswith("pass^1 0.720  95% CI [")
+    assert len(lines) == 3 + 50
+
+
+def test_metrics_command_rejects_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tau2", "metrics", str(tmp_path / "none.json")]) == 2
+    assert "none.json" in capsys.readouterr().err

@@ -54,7 +54,8 @@ async def test_the_results_file_is_the_tau2_schema_and_regrades_identically(tmp_
     assert written.info["num_trials"] == 1 and written.info["agent_info"]["llm"] == "silent-agent"
     report = regrade_results(written)
     assert report.agreeing == report.graded == 4
-    assert [s.reward_info.reward for s in written.simulations] == [s.reward_info.reward for s in run.results.simulations]
+    rewards = [s.reward_info.reward for s in run.results.simulations]
+    assert [s.reward_info.reward for s in written.simulations] == rewards
 
 
 async def test_a_failing_model_is_reported_per_simulation_not_scored(tmp_path: Path) -> None:
