@@ -13,6 +13,7 @@ and then configured locally (spans created and processed, nothing sent). Run:
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -117,6 +118,7 @@ def report(label: str) -> None:
 
 def main() -> None:
     warnings.simplefilter("ignore")  # logfire's one-time "not configured" warning
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} (figures are noisy on a busy machine)")
     report("not configured (library default)")
     logfire.configure(send_to_logfire=False, console=False)
     report("configured locally (spans processed, not exported)")
