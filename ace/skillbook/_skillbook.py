@@ -178,7 +178,8 @@ class Skillbook:
     ) -> Skill:
         """Change the given fields (None keeps a field) and return the new skill.
 
-        A changed issue, insight or keywords clears the embedding. Raises `SkillNotFoundError` for
+        An empty insight clears it on a harness skill (a context skill must keep one). A changed
+        issue, insight or keywords clears the embedding. Raises `SkillNotFoundError` for
         an unknown id and `SkillbookError` when the result breaks an invariant.
         """
         with logfire.span("skillbook.update_skill", skill_id=skill_id), self._lock:
@@ -407,8 +408,11 @@ class Skillbook:
             raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {section!r}")
         if skill_id is None:
             skill_id = f"{section}-{self._last_numbers[section] + 1:05d}"
-        elif skill_id in self._skills:
-            raise SkillbookError(f"skill_id {skill_id!r} already exists; an ADD cannot reuse it")
+        elif skill_id in self._skills or id_number(skill_id) <= self._last_numbers[section]:
+            raise SkillbookError(
+                f"skill_id {skill_id!r} was already handed out (last {section} number: "
+                f"{self._last_numbers[section]}); ids are never reused, so this ADD cannot be replayed here"
+            )
         now = utc_now()
         skill = Skill(
             id=skill_id, section=section, keywords=keywords, issue=issue, insight=insight,  # type: ignore[arg-type]

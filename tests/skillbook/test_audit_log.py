@@ -70,6 +70,13 @@ def test_failing_operation_leaves_the_skillbook_unchanged(skillbook: Skillbook) 
     assert skillbook.add_skill("harness", "after", ["k"]).id == "harness-00002"
 
 
+def test_add_with_a_purged_id_raises(skillbook: Skillbook) -> None:
+    skillbook.purge("harness-00001")
+    batch = UpdateBatch("r", [UpdateOperation(type="ADD", section="harness", skill_id="harness-00001", issue="i", keywords=("k",))])
+    with pytest.raises(SkillbookError, match="harness-00001"):
+        skillbook.apply_update(batch)
+
+
 def test_add_with_a_recorded_id_that_exists_raises(skillbook: Skillbook) -> None:
     batch = UpdateBatch("r", [UpdateOperation(type="ADD", section="harness", skill_id="harness-00001", issue="i", keywords=("k",))])
     with pytest.raises(SkillbookError, match="harness-00001"):

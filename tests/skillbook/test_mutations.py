@@ -191,3 +191,8 @@ def test_skill_constructed_directly_is_validated() -> None:
 def test_skill_is_immutable(skillbook: Skillbook) -> None:
     with pytest.raises(AttributeError):
         skillbook.get_skill("context-00001").issue = "changed"  # type: ignore[misc]
+
+
+def test_update_with_empty_insight_clears_it_on_a_harness_skill(skillbook: Skillbook) -> None:
+    skillbook.update_skill("harness-00001", insight="Back off per provider.")
+    assert skillbook.update_skill("harness-00001", insight="").insight is None
