@@ -15,6 +15,7 @@ from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
+from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ace.agentic._compaction import HistoryCompactor
@@ -77,7 +78,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
     same tools and instructions, capped at `child_budget_fraction` of the parent's remaining budget,
     whose usage counts against the parent. Spans: `{span_label}.session` around a run,
     `{span_label}.child` around each child, `{span_label}.compaction`, plus pydantic-ai's own
-    instrumentation (model requests and tool calls) on every run.
+    instrumentation (model requests and tool calls; see `instrument`).
     """
 
     def __init__(
@@ -91,7 +92,10 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         config: AgenticConfig = AgenticConfig(),
         span_label: str = "agent",
         summary_model: str | Model | None = None,
+        instrument: InstrumentationSettings | bool = True,
     ) -> None:
+        """`instrument` is pydantic-ai's instrumentation for the inner agents (True: default settings;
+        pass `InstrumentationSettings(include_content=False)` to keep prompts out of spans)."""
         self._model = resolve_model(model)
         self._instructions = instructions
         self._deps_type = deps_type
@@ -99,6 +103,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         self._tools = tuple(tools)
         self.config = config
         self.span_label = span_label
+        self._instrument = instrument
         self._compactor = (
             HistoryCompactor(
                 budget_tokens=config.context_budget_tokens,
@@ -164,7 +169,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
             end_strategy="exhaustive",
             capabilities=[ProcessHistory(self._compactor)] if self._compactor is not None else None,
         )
-        agent.instrument = True
+        agent.instrument = self._instrument
         return agent
 
     def _recurse_tool(self, depth: int, parent_budget: _Budget) -> Tool[DepsT]:

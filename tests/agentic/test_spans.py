@@ -40,3 +40,11 @@ async def test_session_child_and_tool_call_spans_are_recorded(capfire: CaptureLo
     child = next(span for span in spans if span["name"] == "sm.child")
     session = next(span for span in spans if span["name"] == "sm.session")
     assert child["context"]["trace_id"] == session["context"]["trace_id"]
+
+
+async def test_instrument_false_leaves_only_the_session_spans(capfire: CaptureLogfire):
+    agent = RecursiveAgent(FunctionModel(model), instructions="Work.", deps_type=type(None), tools=[ping],
+                           config=AgenticConfig(max_depth=1), span_label="rr", instrument=False)
+    await agent.run("go", deps=None)
+    names = {span["name"] for span in capfire.exporter.exported_spans_as_dict()}
+    assert names == {"rr.session", "rr.child"}
