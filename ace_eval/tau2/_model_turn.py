@@ -49,15 +49,15 @@ def append_request_part(messages: list[ModelMessage], part: ModelRequestPart) ->
         messages.append(ModelRequest(parts=[part]))
 
 
-def request_model(
+async def request_model(
     model: Model,
     system_prompt: str,
     history: Sequence[ModelMessage],
     *,
     tools: Sequence[ToolDefinition],
     settings: ModelSettings | None,
-):
-    """Start one `model.request` with `system_prompt` first; await it for a `ModelResponse`."""
+) -> ModelResponse:
+    """One `model.request` with `system_prompt` first, then `history`; text output allowed."""
     messages: list[ModelMessage] = [ModelRequest(parts=[SystemPromptPart(content=system_prompt)])]
     for message in history:
         if isinstance(message, ModelRequest):
@@ -66,4 +66,4 @@ def request_model(
         else:
             messages.append(message)
     parameters = ModelRequestParameters(function_tools=list(tools), allow_text_output=True)
-    return model.request(messages, settings, parameters)
+    return await model.request(messages, settings, parameters)

