@@ -1,0 +1,244 @@
+"""The offline scripted models `ace-eval e2e` uses by default (model name "scripted").
+
+They exist so the whole loop — tau2 simulation, reflection, skill curation, benchmark — runs on a
+machine with no model and no key. They are deterministic rule-based pydantic-ai `FunctionModel`s,
+not language models: they do not read or follow learned skills, so a benchmark run on them
+measures the plumbing, never learning. Use real model strings for real results.
+
+- user: states the task's reason for call and known info, then ends with ###STOP###;
+- agent: looks up the user profile when the user gives a user id, then says it cannot complete
+  the request (it never writes to the database);
+- reflector / recursive reflector: an analysis built from the reward feedback and the trace
+  (the recursive one first runs code over `traces`);
+- skill manager: searches by the task's category keyword, updates the matching skill or adds one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+__all__ = [
+    "SCRIPTED",
+    "scripted_agent",
+    "scripted_recursive_reflector",
+    "scripted_reflector",
+    "scripted_skill_manager",
+    "scripted_user",
+]
+
+SCRIPTED = "scripted"
+"""The model name that selects these models."""
+
+_USER_ID = re.compile(r"\b[a-z]+_[a-z]+_\d{3,5}\b")
+_CATEGORIES = (
+    ("cancel", "cancellation"),
+    ("refund", "refund"),
+    ("compensat", "compensation"),
+    ("baggage", "baggage"),
+    ("bag", "baggage"),
+    ("upgrade", "cabin_change"),
+    ("cabin", "cabin_change"),
+    ("change", "flight_change"),
+    ("modify", "flight_change"),
+    ("book", "booking"),
+    ("passenger", "passengers"),
+    ("insurance", "insurance"),
+)
+
+
+def scripted_user() -> FunctionModel:
+    """The simulated user: first its request, then ###STOP###."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if any(isinstance(m, ModelResponse) for m in messages):
+            return _text("Thanks, that is all. ###STOP###")
+        scenario = _between(_system_prompt(messages, info), "<scenario>", "</scenario>")
+        reason = _scenario_field(scenario, "Reason for call") or "I need help with my reservation."
+        known = _scenario_field(scenario, "Known info")
+        return _text(" ".join(part for part in (reason, known) if part))
+
+    return FunctionModel(respond, model_name="scripted-user")
+
+
+def scripted_agent() -> FunctionModel:
+    """The airline agent: one profile lookup when a user id is given, then a refusal."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        returns = _tool_returns(messages)
+        if returns:
+            return _text(
+                "I have looked up your profile. I am sorry, but I cannot complete this request; "
+                "is there anything else I can help you with?"
+            )
+        user_id = _USER_ID.search(_last_user_text(messages))
+        if user_id is not None and any(tool.name == "get_user_details" for tool in info.function_tools):
+            return ModelResponse(parts=[ToolCallPart("get_user_details", {"user_id": user_id.group(0)})])
+        return _text("Could you give me your user id so that I can look up your profile?")
+
+    return FunctionModel(respond, model_name="scripted-agent")
+
+
+def scripted_reflector() -> FunctionModel:
+    """A one-pass reflection built from the question and the reward feedback."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = _first_user_prompt(messages)
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, _analysis(prompt, evidence=""))])
+
+    return FunctionModel(respond, model_name="scripted-reflector")
+
+
+def scripted_recursive_reflector() -> FunctionModel:
+    """Runs code over `traces` once (counting messages and tool calls), then submits the analysis."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        returns = _tool_returns(messages)
+        if not returns:
+            return ModelResponse(parts=[ToolCallPart("execute_code", {"code": _TRACE_SURVEY})])
+        evidence = str(returns[-1].content).strip()
+        analysis = _analysis(_first_user_prompt(messages), evidence=evidence)
+        return ModelResponse(parts=[ToolCallPart("finalize", analysis)])
+
+    return FunctionModel(respond, model_name="scripted-recursive-reflector")
+
+
+def scripted_skill_manager() -> FunctionModel:
+    """Search by category; update the skill found (adding provenance) or add one; finalize."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = _first_user_prompt(messages)
+        question = _line_after(prompt, "question:")
+        category = _category(question)
+        returns = _tool_returns(messages)
+        if not returns:
+            search = {"query": question or category, "top_k": 1, "keywords": [category]}
+            return ModelResponse(parts=[ToolCallPart("search_skills", search)])
+        if len(returns) == 1:
+            found = returns[0].content if isinstance(returns[0].content, list) else []
+            insight = _key_insight(prompt)
+            if found:
+                update = {"skill_id": found[0]["id"], "issue": found[0]["issue"], "insight": insight}
+                return ModelResponse(parts=[ToolCallPart("update_skill", update)])
+            add = {
+                "section": "context",
+                "issue": f"In tau2 airline, {category.replace('_', ' ')} requests were not completed: {question[:160]}",
+                "keywords": ["airline", category],
+                "insight": insight,
+            }
+            return ModelResponse(parts=[ToolCallPart("add_skill", add)])
+        return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": f"curated the {category} skill"})])
+
+    return FunctionModel(respond, model_name="scripted-skill-manager")
+
+
+_TRACE_SURVEY = """\
+simulation = traces.get("simulation", traces) if isinstance(traces, dict) else {}
+messages = simulation.get("messages", []) if isinstance(simulation, dict) else []
+tool_calls = [c["name"] for m in messages for c in (m.get("tool_calls") or [])]
+print(f"{len(messages)} messages, tool calls: {tool_calls}")
+"""
+
+
+def _analysis(prompt: str, *, evidence: str) -> dict[str, str]:
+    question = _between(prompt, "<question>", "</question>").strip() or "the task"
+    feedback = _between(prompt, "<feedback>", "</feedback>").strip() or "no feedback"
+    succeeded = "reward=1" in feedback
+    seen = f" The trace shows: {evidence}." if evidence else ""
+    return {
+        "reasoning": f"Feedback: {feedback}.{seen}",
+        "error_identification": "none; the task was completed" if succeeded else f"the request was not completed ({feedback})",
+        "root_cause_analysis": "n/a" if succeeded else "the agent stopped before taking the actions the policy allows",
+        "correct_approach": "keep doing the same" if succeeded else "verify the user, check the policy, then act",
+        "key_insight": (
+            f"For '{question[:80]}': verify the user's identity, check the policy conditions, then "
+            "complete the change with the write tools and confirm it to the user."
+        ),
+    }
+
+
+def _key_insight(prompt: str) -> str:
+    match = re.search(r'"key_insight":\s*"((?:[^"\\]|\\.)*)"', prompt)
+    return json.loads(f'"{match.group(1)}"') if match else "Verify the user, check the policy, then act."
+
+
+def _category(question: str) -> str:
+    lowered = question.lower()
+    return next((category for stem, category in _CATEGORIES if stem in lowered), "general_request")
+
+
+def _text(content: str) -> ModelResponse:
+    return ModelResponse(parts=[TextPart(content=content)])
+
+
+def _system_prompt(messages: list[ModelMessage], info: AgentInfo) -> str:
+    parts = [
+        part.content
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, SystemPromptPart)
+    ]
+    return "\n".join(parts) or (info.instructions or "")
+
+
+def _first_user_prompt(messages: list[ModelMessage]) -> str:
+    for message in messages:
+        if isinstance(message, ModelRequest):
+            for part in message.parts:
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    return part.content
+    return ""
+
+
+def _last_user_text(messages: list[ModelMessage]) -> str:
+    texts = [
+        part.content
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, UserPromptPart) and isinstance(part.content, str)
+    ]
+    return texts[-1] if texts else ""
+
+
+def _tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
+    return [
+        part
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart)
+    ]
+
+
+def _between(text: str, start: str, end: str) -> str:
+    head, found, tail = text.partition(start)
+    return tail.partition(end)[0] if found else ""
+
+
+def _line_after(text: str, label: str) -> str:
+    match = re.search(rf"^{re.escape(label)}\s*(.*)$", text, re.M)
+    return match.group(1).strip() if match else ""
+
+
+def _scenario_field(scenario: str, label: str) -> str:
+    """One section of the rendered scenario (upstream layout: a tab-indented `Label:` line followed
+    by lines indented two tabs), joined into one line; "" when absent."""
+    match = re.search(rf"^\t{re.escape(label)}:\n((?:\t\t.*\n?|[ \t]*\n)*)", scenario, re.M)
+    if match is None:
+        return ""
+    return " ".join(line.strip() for line in match.group(1).splitlines() if line.strip())
