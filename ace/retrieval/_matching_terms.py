@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Literal
 
 import Stemmer
 
@@ -76,9 +77,21 @@ class TermStatistics:
         """Inverse document frequency of `term` among the indexed skills."""
         return math.log(1.0 + self._size / (self._document_frequency.get(term, 0) + 0.5))
 
+    def shared_weight(self, terms: frozenset[str], task_terms: frozenset[str]) -> float:
+        """IDF mass of the `terms` that also appear in `task_terms`."""
+        return sum(self.idf(term) for term in terms & task_terms)
+
     def coverage(self, terms: frozenset[str], task_terms: frozenset[str]) -> float:
         """Share of the IDF mass of `terms` that also appears in `task_terms`, in [0, 1] (0 if empty)."""
         total = sum(self.idf(term) for term in terms)
         if total == 0.0:
             return 0.0
-        return sum(self.idf(term) for term in terms & task_terms) / total
+        return self.shared_weight(terms, task_terms) / total
+
+    def matched_field(self, fields: FieldTerms, task_terms: frozenset[str]) -> Literal["issue", "keywords"]:
+        """The field that drove a match: `keywords` when the terms the task shares with the keywords
+        weigh more (IDF mass) than those it shares with the issue — the task names the skill's topic
+        labels rather than describing its situation — else `issue`, also when no term is shared (the
+        match then came from the dense similarity of the description)."""
+        keyword_weight = self.shared_weight(fields.keywords, task_terms)
+        return "keywords" if keyword_weight > self.shared_weight(fields.issue, task_terms) else "issue"

@@ -44,9 +44,7 @@ class SkillMatch:
     score: float
     """Rerank score in [0, 1]; at least the matcher's floor."""
     matched_on: Literal["issue", "keywords"]
-    """The field that drove the match: `keywords` when the task contains a larger IDF-weighted share of
-    the keywords' terms than of the issue's, else `issue` (also when it shares no term: the match
-    then came from the dense similarity of the description)."""
+    """The field that drove the match, `issue` or `keywords` (rule: `TermStatistics.matched_field`)."""
     section: str
     """The skill's section."""
     keywords: tuple[str, ...]
@@ -130,23 +128,19 @@ class SkillMatcher:
             candidates = [candidate for _, candidate in shortlisted]
             scores = _checked_scores(self.reranker, self.reranker.rerank(task, candidates), len(candidates))
             ranked = sorted(
-                (
-                    (score, entry, candidate)
-                    for score, (entry, candidate) in zip(scores, shortlisted)
-                    if score >= self.floor
-                ),
-                key=lambda ranked: (-ranked[0], ranked[1].skill.id),
+                ((score, entry) for score, (entry, _) in zip(scores, shortlisted) if score >= self.floor),
+                key=lambda pair: (-pair[0], pair[1].skill.id),
             )[:limit]
             matches = [
                 SkillMatch(
                     skill_id=entry.skill.id,
                     score=score,
-                    matched_on="keywords" if candidate.keyword_overlap > candidate.issue_overlap else "issue",
+                    matched_on=snapshot.statistics.matched_field(entry.terms, task_terms),
                     section=entry.skill.section,
                     keywords=entry.skill.keywords,
                     issue=entry.skill.issue,
                 )
-                for score, entry, candidate in ranked
+                for score, entry in ranked
             ]
             span.set_attribute("shortlist_size", len(candidates))
             span.set_attribute("matched_ids", [match.skill_id for match in matches])

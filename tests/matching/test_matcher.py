@@ -1,0 +1,140 @@
+"""SkillMatcher mechanics: the index follows the skillbook incrementally, validation, reranker wiring."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+import pytest
+
+from ace.retrieval.matching import SkillMatcher
+from ace.retrieval.rerankers import RerankCandidate, RerankError, match_text
+from ace.skillbook import Skillbook
+
+from .fixture_skills import CRASHLOOP, LOCKFILES, RATE_LIMIT, RATE_LIMIT_TWIN, build_acceptance_skillbook
+
+ACTIVE_SKILLS = 8
+DISTINCT_ACTIVE_TEXTS = 7  # the two rate-limit skills share one text
+TASK = "Merging main into my branch leaves conflicts in poetry.lock."
+
+
+class ConstantReranker:
+    """Gives every candidate the same score and records what it was asked."""
+
+    name = "constant"
+
+    def __init__(self, score: float | list[float]) -> None:
+        self.score = score
+        self.calls: list[tuple[str, list[str]]] = []
+
+    def rerank(self, task: str, candidates: Sequence[RerankCandidate]) -> list[float]:
+        self.calls.append((task, [c.skill_id for c in candidates]))
+        return self.score if isinstance(self.score, list) else [self.score] * len(candidates)
+
+
+def skill_texts(calls: list[list[str]]) -> list[str]:
+    return [text for call in calls for text in call if "\nKeywords: " in text]
+
+
+def test_first_match_embeds_each_distinct_skill_text_once_and_later_matches_embed_only_the_task(
+    skillbook, counting_embedder
+):
+    matcher = SkillMatcher(skillbook, embedder=counting_embedder)
+
+    matcher.match(TASK)
+    matcher.match("another task")
+    matcher.match(TASK)
+
+    texts = skill_texts(counting_embedder.calls)
+    assert len(texts) == len(set(texts)) == DISTINCT_ACTIVE_TEXTS
+    assert counting_embedder.calls[-2:] == [["another task"], [TASK]]
+
+
+def test_editing_one_skill_re_embeds_only_that_skill(skillbook, counting_embedder):
+    matcher = SkillMatcher(skillbook, embedder=counting_embedder)
+    matcher.match(TASK)
+    counting_embedder.calls.clear()
+
+    edited = skillbook.update_skill(LOCKFILES, keywords=["git", "lockfiles", "poetry"])
+    matcher.match(TASK)
+
+    assert skill_texts(counting_embedder.calls) == [match_text(edited.issue, edited.keywords)]
+
+
+def test_counter_changes_embed_nothing_but_the_task(skillbook, counting_embedder):
+    matcher = SkillMatcher(skillbook, embedder=counting_embedder)
+    matcher.match(TASK)
+    counting_embedder.calls.clear()
+
+    skillbook.tag_skill(LOCKFILES, 1)
+    matcher.match(TASK)
+
+    assert counting_embedder.calls == [[TASK]]
+
+
+def test_rebind_to_a_reloaded_copy_reuses_every_unchanged_vector(skillbook, counting_embedder):
+    matcher = SkillMatcher(skillbook, embedder=counting_embedder)
+    matcher.match(TASK)
+    reloaded = Skillbook.from_dict(skillbook.to_dict())
+    reloaded.update_skill(CRASHLOOP, issue="Pods in CrashLoopBackOff show empty kubectl logs output.")
+    counting_embedder.calls.clear()
+
+    matcher.rebind(reloaded)
+
+    assert skill_texts(counting_embedder.calls) == [match_text(reloaded.get_skill(CRASHLOOP).issue, reloaded.get_skill(CRASHLOOP).keywords)]
+    assert [c.skill_id for c in matcher.shortlist(TASK)][:1] == [LOCKFILES]
+
+
+def test_empty_skillbook_returns_empty_without_embedding_the_task(counting_embedder):
+    assert SkillMatcher(Skillbook(), embedder=counting_embedder).match(TASK) == []
+    assert counting_embedder.calls == []
+
+
+def test_equal_scores_sort_by_skill_id_and_respect_the_limit(skillbook, embedder):
+    matcher = SkillMatcher(skillbook, embedder=embedder, reranker=ConstantReranker(0.9))
+
+    assert [m.skill_id for m in matcher.match(TASK, limit=4)] == sorted(s.id for s in skillbook.skills())[:4]
+
+
+def test_scores_below_the_floor_are_dropped(skillbook, embedder):
+    matcher = SkillMatcher(skillbook, embedder=embedder, reranker=ConstantReranker(0.59), floor=0.6)
+
+    assert matcher.match(TASK) == []
+
+
+def test_reranker_sees_the_shortlist_in_recall_order(skillbook, embedder):
+    reranker = ConstantReranker(0.1)
+    matcher = SkillMatcher(skillbook, embedder=embedder, reranker=reranker, shortlist_size=3)
+
+    matcher.match(TASK)
+
+    assert reranker.calls == [(TASK, [c.skill_id for c in matcher.shortlist(TASK)])]
+    assert len(reranker.calls[0][1]) == 3
+
+
+@pytest.mark.parametrize("scores", [[0.5], [1.5] * ACTIVE_SKILLS, [float("nan")] * ACTIVE_SKILLS])
+def test_invalid_reranker_scores_raise_rerank_error(skillbook, embedder, scores):
+    matcher = SkillMatcher(skillbook, embedder=embedder, reranker=ConstantReranker(scores))
+
+    with pytest.raises(RerankError, match="constant"):
+        matcher.match(TASK)
+
+
+@pytest.mark.parametrize(("task", "limit"), [("  ", 3), ("fix it", 0), ("fix it", True)])
+def test_blank_task_or_bad_limit_raises_value_error(skillbook, embedder, task, limit):
+    with pytest.raises(ValueError):
+        SkillMatcher(skillbook, embedder=embedder).match(task, limit=limit)
+
+
+@pytest.mark.parametrize("settings", [{"floor": 1.5}, {"floor": -0.1}, {"shortlist_size": 0}])
+def test_out_of_range_settings_raise_value_error(embedder, settings):
+    with pytest.raises(ValueError):
+        SkillMatcher(build_acceptance_skillbook(), embedder=embedder, **settings)
+
+
+def test_match_is_traced_with_the_matched_ids(skillbook, embedder, capfire):
+    SkillMatcher(skillbook, embedder=embedder).match("Error code: 429 - rate_limit_exceeded from the LLM provider with 32 workers")
+
+    spans = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "skill_match"]
+    assert len(spans) == 1
+    assert json.loads(spans[0]["attributes"]["matched_ids"]) == [RATE_LIMIT, RATE_LIMIT_TWIN]
