@@ -85,7 +85,9 @@ class HistoryCompactor:
         old_end = max(len(messages) - self._keep_recent, 0)
         return [_elide_tool_returns(m) if i < old_end else m for i, m in enumerate(messages)]
 
-    async def _summarise_old_messages(self, ctx: RunContext[object], messages: list[ModelMessage]) -> list[ModelMessage]:
+    async def _summarise_old_messages(
+        self, ctx: RunContext[object], messages: list[ModelMessage]
+    ) -> list[ModelMessage]:
         cut = self._summary_cut(messages)
         if cut is None:
             return messages

@@ -58,5 +58,7 @@ def _check_litellm_name(name: str) -> None:
             raise ModelResolutionError(name, f"unknown litellm provider {provider!r}")
         if not model_id:
             raise ModelResolutionError(name, "the model name after the provider is empty")
+    elif ":" in name:
+        raise ModelResolutionError(name, "pydantic-ai style 'provider:name' is not accepted; write 'provider/name'")
     elif name not in litellm.model_cost:
         raise ModelResolutionError(name, "not a 'provider/name' string and not a model litellm knows by bare name")

@@ -35,7 +35,9 @@ def _responses(messages: list[ModelMessage]) -> int:
     return sum(isinstance(m, ModelResponse) for m in messages)
 
 
-def _finalize_agent(model: FunctionModel, config: AgenticConfig = AgenticConfig()) -> RecursiveAgent[Notebook, Finalize]:
+def _finalize_agent(
+    model: FunctionModel, config: AgenticConfig = AgenticConfig()
+) -> RecursiveAgent[Notebook, Finalize]:
     return RecursiveAgent(model, instructions="Keep notes.", deps_type=Notebook,
                           output_type=ToolOutput(Finalize, name="finalize"), tools=[write], config=config)
 

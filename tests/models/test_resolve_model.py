@@ -118,3 +118,8 @@ async def test_litellm_provider_error_surfaces_as_model_http_error_with_its_stat
         await Agent(resolve_model(scripted_llm.model_string)).run("hi")
     assert excinfo.value.status_code == 401
     assert "bad key" in str(excinfo.value)
+
+
+def test_pydantic_ai_colon_syntax_is_rejected_with_the_slash_form_suggested():
+    with pytest.raises(ModelResolutionError, match="write 'provider/name'"):
+        resolve_model("openai:gpt-4.1-mini")
