@@ -50,7 +50,7 @@ class BudgetExhausted(Exception):
     """A session ran out of its request or token budget before the model produced its output.
 
     `usage` is the session's usage when it stopped (children included); `limit` says which budget ran
-    out. Raise the budget in `AgenticConfig` or shorten the task.
+    out and `cap` is its value. Raise the budget in `AgenticConfig` or shorten the task.
     """
 
     def __init__(self, *, usage: RunUsage, limit: Literal["requests", "tokens"], cap: int) -> None:
