@@ -7,21 +7,28 @@ prints, per simulation, the computed and the recorded reward and db_match, then
 
 `ace-eval tau2 metrics RESULTS.json [--json]` prints pass^k with its bootstrap 95% CI and the
 per-task table of a graded Results file.
+
+`ace-eval tau2 run --agent MODEL --user MODEL --output RESULTS.json [...]` simulates a split's tasks,
+grades them, writes the Results file and prints the metrics. Exit code 1 when a simulation failed.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import dataclasses
 import json
+import sys
 from pathlib import Path
 
 from ace.cli import CommandError
+from ace.models import ModelResolutionError, resolve_model
 from ace_eval.tau2.data import load_tasks
 from ace_eval.tau2.errors import Tau2Error
 from ace_eval.tau2.metrics import compute_metrics, format_metrics
 from ace_eval.tau2.regrade import RegradedSimulation, RegradeReport, regrade_results
 from ace_eval.tau2.results import load_results
+from ace_eval.tau2.runner import run_tasks
 
 __all__ = ["register"]
 
@@ -43,6 +50,61 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     metrics.add_argument("results", type=Path, help="a graded tau2 Results JSON file")
     metrics.add_argument("--json", action="store_true", help="print one JSON object instead of text")
     metrics.set_defaults(handler=_metrics)
+    _register_run(commands)
+
+
+def _register_run(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser("run", help="simulate airline tasks, grade them, write a Results file")
+    run.add_argument("--agent", required=True, help="agent model string, e.g. openai/gpt-4.1-mini")
+    run.add_argument("--user", required=True, help="user-simulator model string")
+    run.add_argument("--output", type=Path, required=True, help="Results JSON to write (rewritten as runs finish)")
+    run.add_argument("--split", choices=("train", "test", "base"), default="test", help="task split (default test)")
+    run.add_argument("--task-ids", nargs="+", metavar="ID", help="only these tasks of the split")
+    run.add_argument("--trials", type=int, default=1, help="simulations per task (default 1)")
+    run.add_argument("--workers", type=int, default=4, help="simulations in flight at once (default 4)")
+    run.add_argument("--max-steps", type=int, default=200, help="step budget per simulation (default 200)")
+    run.add_argument("--max-errors", type=int, default=10, help="tool-error budget per simulation (default 10)")
+    run.add_argument("--agent-temperature", type=float, default=0.0, help="default 0.0")
+    run.add_argument("--user-temperature", type=float, default=0.0, help="default 0.0")
+    run.add_argument("--seed", type=int, default=300, help="base seed of the per-trial seeds (default 300)")
+    run.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    for option in ("trials", "workers", "max_steps", "max_errors"):
+        if getattr(args, option) < 1:
+            raise CommandError(f"--{option.replace('_', '-')} must be at least 1, got {getattr(args, option)}")
+    try:
+        agent, user = resolve_model(args.agent), resolve_model(args.user)
+        tasks = load_tasks(args.split)
+    except (ModelResolutionError, Tau2Error) as exc:
+        raise CommandError(str(exc)) from exc
+    if args.task_ids:
+        unknown = sorted(set(args.task_ids) - {task.id for task in tasks})
+        if unknown:
+            raise CommandError(f"task ids {unknown} are not in the {args.split} split")
+        tasks = [task for task in tasks if task.id in set(args.task_ids)]
+    outcome = asyncio.run(
+        run_tasks(
+            tasks,
+            agent_model=agent,
+            user_model=user,
+            trials=args.trials,
+            workers=args.workers,
+            max_steps=args.max_steps,
+            max_errors=args.max_errors,
+            agent_temperature=args.agent_temperature,
+            user_temperature=args.user_temperature,
+            seed=args.seed,
+            output_path=args.output,
+        )
+    )
+    for failure in outcome.failures:
+        print(f"task {failure.task_id} trial {failure.trial} failed: {failure.error}", file=sys.stderr)
+    if outcome.results.simulations:
+        print(format_metrics(compute_metrics(outcome.results.simulations)))
+    print(f"results: {args.output}")
+    return 1 if outcome.failures else 0
 
 
 def _metrics(args: argparse.Namespace) -> int:

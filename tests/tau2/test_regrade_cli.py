@@ -94,3 +94,30 @@ def test_metrics_command_prints_pass_hat_k_and_the_task_table(
 def test_metrics_command_rejects_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tau2", "metrics", str(tmp_path / "none.json")]) == 2
     assert "none.json" in capsys.readouterr().err
+
+
+def test_run_command_simulates_grades_and_writes_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    output = tmp_path / "run.json"
+    argv = ["tau2", "run", "--agent", "test", "--user", "test", "--task-ids", "2", "8", "--max-steps", "4"]
+    assert main([*argv, "--output", str(output)]) == 0
+    assert sorted(sim.task_id for sim in load_results(output).simulations) == ["2", "8"]
+    out = capsys.readouterr().out
+    assert "tasks 2, simulations 2" in out and out.endswith(f"results: {output}\n")
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--task-ids", "99"], "['99']"),
+        (["--agent", "nonsense"], "nonsense"),
+        (["--workers", "0"], "--workers"),
+    ],
+)
+def test_run_command_rejects_bad_input_with_exit_2(
+    options: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    argv = ["tau2", "run", "--agent", "test", "--user", "test", "--output", str(tmp_path / "r.json"), *options]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+    assert not (tmp_path / "r.json").exists()
