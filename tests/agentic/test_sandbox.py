@@ -101,3 +101,11 @@ def test_calls_from_several_threads_each_get_their_own_result(sandbox: Sandbox):
     with ThreadPoolExecutor(max_workers=3) as pool:
         outputs = list(pool.map(run, range(3)))
     assert outputs == [[f"{w * 1000 + i}\n" for i in range(10)] for w in range(3)]
+
+
+def test_a_worker_that_dies_is_reported_and_replaced_with_the_start_variables_reloaded():
+    with Sandbox(allowed_imports=DEFAULT_IMPORTS | {"os"}) as box:
+        box.start({"traces": ["t1"]})
+        died = box.execute("import os\nos._exit(3)")
+        assert died.state_lost and "exit code 3" in (died.error or "")
+        assert box.execute("traces").stdout == "['t1']\n"
