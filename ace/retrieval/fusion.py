@@ -32,7 +32,7 @@ def reciprocal_rank_fusion(
             continue
         if items.min() < 0 or items.max() >= size:
             raise ValueError(f"ranking holds items outside 0..{size - 1}: {items.tolist()[:10]}")
-        if np.unique(items).size != items.size:
+        if np.bincount(items, minlength=size).max() > 1:
             raise ValueError(f"ranking lists an item twice: {items.tolist()[:10]}")
         scores[items] += 1.0 / (k + np.arange(1, items.size + 1, dtype=np.float64))
     return scores

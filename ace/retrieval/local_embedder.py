@@ -73,7 +73,7 @@ class LocalEmbedder:
         self,
         *,
         threads: int = 2,
-        batch_size: int = 64,
+        batch_size: int = 32,
         model_path: Path | None = None,
         tokenizer_path: Path = MINILM_TOKENIZER_PATH,
     ) -> None:
@@ -111,6 +111,9 @@ class LocalEmbedder:
         self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # pad to the batch's longest
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads
+        # Idle worker threads sleep instead of spinning: on shared CPUs (tests, a server beside a
+        # pipeline) spinning threads measurably slowed everyone, this embedder included.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(
             str(path), options, providers=["CPUExecutionProvider"]
         )
