@@ -8,7 +8,7 @@ from ace.cli._app import CommandError, build_parser, run_cli
 
 __all__ = ["main", "CommandError"]
 
-COMMAND_MODULES: tuple[str, ...] = ("ace.cli.skillbook",)
+COMMAND_MODULES: tuple[str, ...] = ("ace.cli.skillbook", "ace.cli.match", "ace.cli.serve")
 """Modules that each register one command group (see `ace.cli._app`)."""
 
 

@@ -1,0 +1,58 @@
+"""`ace match SKILLBOOK.json "task"`: the skills that apply to a task (offline models)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from ace.cli._app import CommandError
+from ace.retrieval.matching import SkillMatcher
+from ace.skillbook import Skillbook, SkillbookFormatError
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the `match` command to the `ace` parser."""
+    parser = subparsers.add_parser("match", help="print the skills of a skillbook that apply to a task")
+    parser.add_argument("path", type=Path, help="skillbook JSON file")
+    parser.add_argument("task", help="the task text")
+    parser.add_argument("--limit", type=int, default=3, help="most skills to print (default 3)")
+    parser.add_argument("--json", action="store_true", help="print a JSON list like GET /memory/skills?task=")
+    parser.set_defaults(handler=_match)
+
+
+def load_skillbook(path: Path) -> Skillbook:
+    """Load `path`; raises `CommandError` with a one-line reason when it is missing or invalid."""
+    if not path.is_file():
+        raise CommandError(f"{path}: no such skillbook file")
+    try:
+        return Skillbook.load_from_file(path)
+    except SkillbookFormatError as exc:
+        raise CommandError("; ".join([str(exc), *getattr(exc, "__notes__", [])])) from None
+
+
+def _match(args: argparse.Namespace) -> int:
+    if args.limit < 1:
+        raise CommandError(f"--limit must be at least 1, got {args.limit}")
+    if not args.task.strip():
+        raise CommandError("the task text is blank; pass the task to match, e.g. ace match sb.json \"fix the CI\"")
+    matches = SkillMatcher(load_skillbook(args.path)).match(args.task, limit=args.limit)
+    if args.json:
+        print(json.dumps(
+            [
+                {"id": m.skill_id, "score": m.score, "matched_on": m.matched_on, "section": m.section,
+                 "keywords": list(m.keywords), "issue": m.issue}
+                for m in matches
+            ],
+            ensure_ascii=False,
+            indent=2,
+        ))
+    elif not matches:
+        print("no skill applies to this task")
+    else:
+        for m in matches:
+            print(f"{m.score:.3f}  {m.skill_id}  (matched on {m.matched_on})  {m.issue}")
+    return 0

@@ -1,0 +1,42 @@
+"""`ace serve SKILLBOOK.json`: the skills HTTP API on uvicorn (127.0.0.1:8765 by default)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ace.cli._app import CommandError
+from ace.skillbook import SkillbookFormatError
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "register"]
+
+DEFAULT_HOST = "127.0.0.1"
+"""Loopback only: expose the API on another interface deliberately, with --host."""
+DEFAULT_PORT = 8765
+
+
+def register(subparsers: Any) -> None:
+    """Add the `serve` command to the `ace` parser."""
+    parser = subparsers.add_parser("serve", help="serve GET /memory/skills over a skillbook file")
+    parser.add_argument("path", type=Path, help="skillbook JSON file (re-read when it changes)")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"interface to bind (default {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    try:
+        import uvicorn
+
+        from ace.server import create_app
+    except ImportError as exc:
+        raise CommandError(f"the server extra is not installed ({exc.name}); run pip install 'ace[server]'") from None
+    if not args.path.is_file():
+        raise CommandError(f"{args.path}: no such skillbook file")
+    try:
+        app = create_app(args.path)
+    except SkillbookFormatError as exc:
+        raise CommandError("; ".join([str(exc), *getattr(exc, "__notes__", [])])) from None
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    return 0

@@ -1,0 +1,111 @@
+"""The skills HTTP API over one skillbook file (FastAPI): catalog, task matching, one skill by id.
+
+    GET /memory/skills                    the catalog of active skills (byte-identical across calls)
+    GET /memory/skills?task=...&limit=3   the skills that apply to the task; [] when none does
+    GET /memory/skills/{id}               one active skill with insight, counters and occurrences
+
+The file is re-read when it changes on disk (see `WatchedSkillbook`); no restart needed.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any, Literal
+
+from fastapi import FastAPI, HTTPException, Query, Response
+from pydantic import BaseModel
+
+from ace import __version__
+from ace.retrieval.embedder import Embedder, EmbeddingError
+from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
+from ace.retrieval.rerankers import Reranker, RerankError
+
+from ._watched import WatchedSkillbook
+
+__all__ = ["MAX_LIMIT", "SkillMatchOut", "SkillSummary", "create_app"]
+
+MAX_LIMIT = DEFAULT_SHORTLIST_SIZE
+"""Largest `limit` accepted: the matcher never reranks more skills than its shortlist."""
+
+
+class SkillSummary(BaseModel):
+    """A catalog entry: when the skill applies."""
+
+    id: str
+    section: str
+    keywords: list[str]
+    issue: str
+
+
+class SkillMatchOut(BaseModel):
+    """A skill that applies to the task, with its rerank score and the field that drove the match."""
+
+    id: str
+    score: float
+    matched_on: Literal["issue", "keywords"]
+    section: str
+    keywords: list[str]
+    issue: str
+
+
+def create_app(
+    skillbook_path: str | os.PathLike[str],
+    *,
+    embedder: Embedder | None = None,
+    reranker: Reranker | None = None,
+    floor: float | None = None,
+) -> FastAPI:
+    """The API app for `skillbook_path`; loads the file and builds the match index before returning.
+
+    `embedder`, `reranker` and `floor` are passed to `SkillMatcher` (offline defaults when None).
+    Raises `FileNotFoundError` or `SkillbookFormatError` when the file cannot be loaded.
+    """
+    watched = WatchedSkillbook(
+        skillbook_path,
+        lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
+    )
+    app = FastAPI(
+        title="ace skills API",
+        version=__version__,
+        description="The active skills of a skillbook, and the few that apply to a task.",
+    )
+    app.state.watched = watched
+
+    @app.get(
+        "/memory/skills",
+        response_model=list[SkillMatchOut] | list[SkillSummary],
+        summary="The skill catalog, or the skills that apply to a task",
+    )
+    def list_or_match_skills(
+        task: Annotated[str | None, Query(description="The task text; omit it for the full catalog.")] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Most skills to return for a task.")] = 3,
+    ) -> Response | list[dict[str, Any]]:
+        served = watched.current()
+        if task is None:
+            return Response(served.catalog, media_type="application/json")
+        if not task.strip():
+            raise HTTPException(422, "task must not be blank; omit it to list the full catalog")
+        try:
+            matches = watched.matcher.match(task, limit=limit)
+        except (EmbeddingError, RerankError) as error:
+            raise HTTPException(503, f"matching is unavailable: {error}") from error
+        return [
+            {
+                "id": match.skill_id,
+                "score": match.score,
+                "matched_on": match.matched_on,
+                "section": match.section,
+                "keywords": list(match.keywords),
+                "issue": match.issue,
+            }
+            for match in matches
+        ]
+
+    @app.get("/memory/skills/{skill_id}", summary="One active skill with insight, counters and provenance")
+    def get_skill(skill_id: str) -> dict[str, Any]:
+        skill = watched.current().skillbook.get_skill(skill_id)
+        if skill is None or not skill.active:
+            raise HTTPException(404, f"no active skill with id {skill_id!r}; GET /memory/skills lists them")
+        return skill.to_dict()
+
+    return app
