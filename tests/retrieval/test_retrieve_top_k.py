@@ -257,3 +257,18 @@ def test_search_is_traced(airline_skillbook, hashing_embedder, capfire):
     names = [span["name"] for span in capfire.exporter.exported_spans_as_dict()]
     assert "retrieval.search" in names
     assert "retrieval.index.update" in names
+
+
+def test_index_catches_up_when_the_change_log_no_longer_reaches_back(airline_skillbook, hashing_embedder):
+    retrieve_top_k(airline_skillbook, "warm up", embedder=hashing_embedder)
+    airline_skillbook.remove_skill("context-00002", "outdated")
+    airline_skillbook.update_skill("harness-00001", issue="Seat maps load slowly in the simulator")
+    for _ in range(5000):  # more bumps than the skillbook's change log keeps
+        airline_skillbook.tag_skill("context-00001", 0)
+    assert airline_skillbook.changed_ids_since(0) is None
+    hashing_embedder.calls.clear()
+
+    found = retrieve_top_k(airline_skillbook, "seat maps baggage", top_k=10, mode="lexical", embedder=hashing_embedder)
+
+    assert _ids(found) == ["harness-00001"]
+    assert hashing_embedder.calls == [[airline_skillbook.get_skill("harness-00001").embedding_text()]]
