@@ -1,0 +1,52 @@
+"""`ace match SKILLBOOK.json "task" [--limit N] [--json]`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ace.cli import main
+
+from .fixture_skills import CRASHLOOP
+
+POD_TASK = "The worker pod is in CrashLoopBackOff and kubectl logs prints nothing. Find out why it crashes."
+
+
+@pytest.fixture
+def skillbook_path(tmp_path, skillbook):
+    path = tmp_path / "skillbook.json"
+    skillbook.save_to_file(path)
+    return path
+
+
+def test_json_output_lists_the_matches_like_the_http_api(skillbook_path, capsys):
+    assert main(["match", str(skillbook_path), POD_TASK, "--json"]) == 0
+
+    [match] = json.loads(capsys.readouterr().out)
+    assert (match["id"], match["matched_on"]) == (CRASHLOOP, "issue")
+    assert list(match) == ["id", "score", "matched_on", "section", "keywords", "issue"]
+
+
+def test_text_output_prints_one_line_per_match(skillbook_path, capsys):
+    assert main(["match", str(skillbook_path), POD_TASK]) == 0
+
+    [line] = capsys.readouterr().out.splitlines()
+    assert CRASHLOOP in line and "matched on issue" in line
+
+
+def test_task_nothing_applies_to_says_so(skillbook_path, capsys):
+    assert main(["match", str(skillbook_path), "Write a haiku about autumn leaves."]) == 0
+
+    assert capsys.readouterr().out.strip() == "no skill applies to this task"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [(["missing.json", "task"], "no such skillbook file"), (["{path}", "task", "--limit", "0"], "--limit")],
+)
+def test_bad_input_exits_2_with_a_one_line_message(skillbook_path, capsys, arguments, message):
+    argv = ["match", *(a.format(path=skillbook_path) for a in arguments)]
+
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err

@@ -1,0 +1,57 @@
+"""The API follows the skillbook file without a restart, and never serves a broken file."""
+
+from __future__ import annotations
+
+from ace.skillbook import Skillbook
+
+from matching.fixture_skills import PYTEST_UTC, PYTEST_UTC_ISSUE
+
+ROOM_TASK = "Book a meeting room for Friday's all-hands; the room booking API says the room is double-booked."
+
+
+def ids(response) -> list[str]:
+    return [item["id"] for item in response.json()]
+
+
+def test_skill_added_by_a_save_is_listed_and_matched_without_restart(client, skillbook, skillbook_path):
+    assert client.get("/memory/skills", params={"task": ROOM_TASK}).json() == []
+
+    added = skillbook.add_skill(
+        "context",
+        "Room booking APIs report 'double-booked' for rooms whose previous meeting ran over because "
+        "cancelled recurring meetings still hold their room reservations.",
+        ["calendar", "room_booking", "double_booked"],
+        insight="Release rooms held by cancelled series before booking.",
+    )
+    skillbook.save_to_file(skillbook_path)
+
+    assert ids(client.get("/memory/skills")) == [
+        *(f"context-0000{n}" for n in range(1, 7)),
+        added.id,
+        "harness-00001",
+        "harness-00002",
+    ]
+    assert ids(client.get("/memory/skills", params={"task": ROOM_TASK})) == [added.id]
+
+
+def test_reactivated_skill_matches_its_own_issue_after_the_file_changes(client, skillbook, skillbook_path):
+    assert PYTEST_UTC not in ids(client.get("/memory/skills", params={"task": PYTEST_UTC_ISSUE}))
+
+    document = skillbook.to_dict()
+    document["skills"][PYTEST_UTC]["active"] = True
+    Skillbook.from_dict(document).save_to_file(skillbook_path)
+
+    assert ids(client.get("/memory/skills", params={"task": PYTEST_UTC_ISSUE}))[:1] == [PYTEST_UTC]
+
+
+def test_broken_file_keeps_the_last_good_state_until_a_valid_save(client, skillbook, skillbook_path):
+    before = client.get("/memory/skills").content
+    skillbook_path.write_text('{"schema_version": "2", "skills": {')
+
+    assert client.get("/memory/skills").content == before
+
+    skillbook.remove_skill("context-00001", "obsolete")
+    skillbook.save_to_file(skillbook_path)
+
+    assert "context-00001" not in ids(client.get("/memory/skills"))
+    assert len(ids(client.get("/memory/skills"))) == 7
