@@ -1,15 +1,35 @@
-"""Retrieval over a skillbook: embedders, the embedding cache, and hybrid BM25 + dense + RRF search."""
+"""Retrieval over a skillbook: embedders, the embedding cache, hybrid BM25 + dense + RRF search, and
+task -> skills matching (recall -> rerank -> floor)."""
 
 from .embedder import Embedder, EmbeddingError, normalise_rows
 from .fusion import RRF_K, reciprocal_rank_fusion
 from .index import SearchMode, SkillIndex
 from .litellm_embedder import LiteLLMEmbedder
 from .local_embedder import LocalEmbedder, ModelChecksumError, default_embedder
+from .matching import SkillMatch, SkillMatcher
+from .rerankers import (
+    FieldAwareReranker,
+    LiteLLMReranker,
+    LLMJudgeReranker,
+    OnnxCrossEncoderReranker,
+    RerankCandidate,
+    Reranker,
+    RerankError,
+)
 from .search import retrieve_top_k, skill_index
 
 __all__ = [
     "Embedder",
     "EmbeddingError",
+    "FieldAwareReranker",
+    "LLMJudgeReranker",
+    "LiteLLMReranker",
+    "OnnxCrossEncoderReranker",
+    "RerankCandidate",
+    "RerankError",
+    "Reranker",
+    "SkillMatch",
+    "SkillMatcher",
     "LiteLLMEmbedder",
     "LocalEmbedder",
     "ModelChecksumError",
