@@ -55,9 +55,9 @@ class IndexSnapshot:
     """BM25 over the rows' terms."""
 
     @classmethod
-    def empty(cls, dim: int) -> IndexSnapshot:
+    def empty(cls) -> IndexSnapshot:
         """A snapshot with no rows, at version -1 (older than any skillbook)."""
-        return cls.build(-1, [], [], np.zeros((0, dim), dtype=np.float32))
+        return cls.build(-1, [], [], np.zeros((0, 0), dtype=np.float32))
 
     @classmethod
     def build(
@@ -98,7 +98,9 @@ class IndexSnapshot:
         ids = sorted([*kept, *changed], key=id_order)
         position = {name: number for number, name in enumerate(ids)}
         old_position = {name: number for number, name in enumerate(self.ids)}
-        matrix = np.empty((len(ids), self.matrix.shape[1]), dtype=np.float32)
+        # The first vectors fix the width (the empty start snapshot does not know the embedder).
+        dim = next(iter(changed.values()))[1].shape[0] if changed else self.matrix.shape[1]
+        matrix = np.empty((len(ids), dim), dtype=np.float32)
         rows: list[IndexRow | None] = [None] * len(ids)
         if kept:
             matrix[[position[name] for name in kept]] = self.matrix[[old_position[name] for name in kept]]

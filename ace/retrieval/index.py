@@ -60,7 +60,7 @@ class SkillIndex:
         """The embedder that makes this index's vectors (and embeds queries)."""
         self._batch_size = batch_size
         self._lock = threading.Lock()
-        self._snapshot = IndexSnapshot.empty(embedder.dim)
+        self._snapshot = IndexSnapshot.empty()
 
     @property
     def skill_ids(self) -> tuple[str, ...]:
@@ -102,6 +102,8 @@ class SkillIndex:
         with logfire.span("retrieval.search", mode=mode, top_k=top_k, section=section):
             query_vector = None if mode == "lexical" else self._embed_query(query)
             snapshot, skillbook = self._current()
+            if not snapshot.ids:
+                return []
             candidates = _candidate_rows(snapshot, section, wanted_keywords)
             rankings = []
             if mode != "dense":
@@ -147,7 +149,9 @@ class SkillIndex:
         version = skillbook.version
         if version == snapshot.version:
             return snapshot
-        changed_ids = skillbook.changed_ids_since(snapshot.version, content_only=True) if snapshot.version >= 0 else None
+        changed_ids = None
+        if snapshot.version >= 0:
+            changed_ids = skillbook.changed_ids_since(snapshot.version, content_only=True)
         if changed_ids is None:
             active = {skill.id: skill for skill in skillbook.skills()}
             gone = frozenset(name for name in snapshot.ids if name not in active)
@@ -169,7 +173,10 @@ class SkillIndex:
         ):
             vectors = self._vectors_for(skillbook, version, edited, snapshot, removed)
             changed = {
-                name: (row_for(skill.embedding_text(), skill.section == "context", skill.keywords), vectors[name])
+                name: (
+                    row_for(skill.embedding_text(), skill.section == "context", skill.keywords),
+                    vectors[name],
+                )
                 for name, skill in edited.items()
             }
             return snapshot.updated(version, changed, removed)
@@ -225,7 +232,7 @@ class SkillIndex:
         """Write `vectors` (made from texts read at `version`) to the skillbook: they persist in its
         `.embeddings.npz` sidecar."""
         # The skillbook skips vectors of skills whose content changed after `version` (stale).
-        existing = {name: vector for name, vector in vectors.items() if skillbook.get_skill(name) is not None}
+        existing = {name: vec for name, vec in vectors.items() if skillbook.get_skill(name) is not None}
         skillbook.set_embeddings(existing, model=self.embedder.name, computed_at_version=version)
 
 
