@@ -34,7 +34,10 @@ def _optional_int(value: Any, field: str) -> int | None:
 def _int_tuple(values: Any, field: str) -> tuple[int, ...]:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise SkillbookError(f"{field} must be a list of integers, got {values!r}")
-    return tuple(_optional_int(value, field) for value in values)  # type: ignore[misc]
+    values = tuple(values)
+    if not all(isinstance(value, int) and not isinstance(value, bool) for value in values):
+        raise SkillbookError(f"{field} must be a list of integers, got {list(values)!r}")
+    return values
 
 
 def _unknown_keys(payload: Mapping[str, Any], cls: type, what: str) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ace.skillbook import MAX_KEYWORD_LENGTH, InsightSource, Skillbook, SkillbookError, SkillNotFoundError
+from ace.skillbook import MAX_KEYWORD_LENGTH, InsightSource, Skillbook, SkillbookError, SkillNotFoundError, TraceRef
 
 
 @pytest.fixture
@@ -140,3 +140,36 @@ def test_mutating_an_unknown_skill_raises_skill_not_found_naming_the_id(book: Sk
 
 def test_get_skill_of_unknown_id_returns_none(book: Skillbook) -> None:
     assert book.get_skill("context-00099") is None
+
+
+@pytest.mark.parametrize(
+    "fields, named",
+    [
+        ({"step_indices": [1, None]}, "step_indices"),
+        ({"message_indices": "3"}, "message_indices"),
+        ({"span_ids": [7]}, "span_ids"),
+        ({"text_excerpt": 12}, "text_excerpt"),
+    ],
+)
+def test_trace_ref_with_mistyped_field_raises_naming_it(fields: dict, named: str) -> None:
+    with pytest.raises(SkillbookError, match=named):
+        TraceRef(**fields)
+
+
+@pytest.mark.parametrize(
+    "fields, named",
+    [({"epoch": "1"}, "epoch"), ({"step": 1.5}, "step"), ({"operation_type": "MERGE"}, "operation_type")],
+)
+def test_insight_source_with_mistyped_field_raises_naming_it(fields: dict, named: str) -> None:
+    with pytest.raises(SkillbookError, match=named):
+        InsightSource(source_system="tau2", trace_id="t", **fields)
+
+
+def test_insight_source_from_dict_with_unknown_field_raises_naming_it() -> None:
+    with pytest.raises(SkillbookError, match="'confidence'"):
+        InsightSource.from_dict({"trace_uid": "tau2:t", "confidence": 0.9})
+
+
+def test_insight_source_derives_identity_from_trace_uid() -> None:
+    source = InsightSource.from_dict({"trace_uid": "tau2-airline:task-3"})
+    assert (source.source_system, source.trace_id) == ("tau2-airline", "task-3")
