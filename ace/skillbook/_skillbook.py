@@ -25,12 +25,12 @@ from ace.skillbook._skill import VALID_SECTIONS, Skill, as_embedding, utc_now
 from ace.skillbook._storage import (
     StoredEmbeddings,
     StoredSkillbook,
+    attach_embeddings,
     decode_skillbook,
     embedding_sidecar_path,
     encode_skillbook,
     id_number,
     read_embeddings,
-    text_digest,
     write_atomic,
     write_embeddings,
 )
@@ -442,20 +442,11 @@ class Skillbook:
     def _restore(self, stored: StoredSkillbook, embeddings: StoredEmbeddings | None) -> None:
         """Fill an empty skillbook from decoded files."""
         skills = {skill.id: skill for skill in stored.skills}
-        if embeddings is not None:
-            for skill_id, vector in embeddings.vectors.items():
-                skill = skills.get(skill_id)
-                if skill is None:
-                    continue
-                if embeddings.digests is not None and embeddings.digests.get(skill_id) != text_digest(skill.embedding_text()):
-                    continue
-                # The skill was built by this load and is not shared yet, so it can take its vector in place.
-                object.__setattr__(skill, "embedding", vector)
+        model = None if embeddings is None else attach_embeddings(skills, embeddings)
         with self._lock:
             self._skills = skills
             self._last_numbers = dict(stored.last_numbers)
             self._similarity_decisions = dict(stored.similarity_decisions)
-            has_vectors = any(skill.embedding is not None for skill in skills.values())
-            self._embedding_model = embeddings.model if embeddings is not None and has_vectors else None
+            self._embedding_model = model
             self._order = None
             self._log.record(skills, content=True)

@@ -30,6 +30,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "StoredEmbeddings",
     "StoredSkillbook",
+    "attach_embeddings",
     "decode_skillbook",
     "embedding_sidecar_path",
     "encode_skillbook",
@@ -280,3 +281,20 @@ def read_embeddings(path: Path) -> StoredEmbeddings:
         model=None if model_array is None else str(model_array[()]),
         digests=None if digest_array is None else {str(k): str(v) for k, v in digest_array},
     )
+
+
+def attach_embeddings(skills: Mapping[str, Skill], embeddings: StoredEmbeddings) -> str | None:
+    """Give freshly decoded `skills` (not yet shared with anyone) their vectors from `embeddings`,
+    in place. A vector is skipped when its skill is gone or its recorded text digest differs from
+    the skill's current `embedding_text()` (stale). Returns the embedding model, or None when no
+    vector was attached."""
+    attached = False
+    for skill_id, vector in embeddings.vectors.items():
+        skill = skills.get(skill_id)
+        if skill is None:
+            continue
+        if embeddings.digests is not None and embeddings.digests.get(skill_id) != text_digest(skill.embedding_text()):
+            continue
+        object.__setattr__(skill, "embedding", vector)
+        attached = True
+    return embeddings.model if attached else None
