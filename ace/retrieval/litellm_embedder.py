@@ -53,46 +53,49 @@ class LiteLLMEmbedder:
         """Embed `texts` in batches: `(len(texts), dim)` float32 unit rows. Raises `EmbeddingError`."""
         import litellm
 
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, self._dim or 0), dtype=np.float32)
-        batches = []
-        for start in range(0, len(texts), self._batch_size):
-            batch = texts[start : start + self._batch_size]
+        parts = []
+        for batch in self._batches(texts):
             try:
                 response = litellm.embedding(model=self.model, input=batch, **self._kwargs)
             except Exception as error:
                 raise self._error(len(batch), error) from error
-            batches.append(self._vectors(response, len(batch)))
-        return self._checked(np.vstack(batches))
+            parts.append(self._vectors(response, len(batch)))
+        return self._joined(parts)
 
     async def aembed(self, texts: Sequence[str]) -> np.ndarray:
         """Async `embed`, through `litellm.aembedding`. Raises `EmbeddingError`."""
         import litellm
 
-        texts = list(texts)
-        if not texts:
-            return np.zeros((0, self._dim or 0), dtype=np.float32)
-        batches = []
-        for start in range(0, len(texts), self._batch_size):
-            batch = texts[start : start + self._batch_size]
+        parts = []
+        for batch in self._batches(texts):
             try:
                 response = await litellm.aembedding(model=self.model, input=batch, **self._kwargs)
             except Exception as error:
                 raise self._error(len(batch), error) from error
-            batches.append(self._vectors(response, len(batch)))
-        return self._checked(np.vstack(batches))
+            parts.append(self._vectors(response, len(batch)))
+        return self._joined(parts)
+
+    def _batches(self, texts: Sequence[str]) -> list[list[str]]:
+        texts = list(texts)
+        return [texts[start : start + self._batch_size] for start in range(0, len(texts), self._batch_size)]
 
     def _error(self, count: int, error: Exception) -> EmbeddingError:
         return EmbeddingError(f"{self.name} failed to embed {count} texts: {error}")
 
     def _vectors(self, response: Any, expected: int) -> np.ndarray:
-        items = sorted(response.data, key=lambda item: _field(item, "index"))
+        try:
+            items = sorted(response.data, key=lambda item: _field(item, "index"))
+            rows = np.array([_field(item, "embedding") for item in items], dtype=np.float32)
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise EmbeddingError(f"{self.name} returned a malformed embedding response: {error}") from error
         if len(items) != expected:
             raise EmbeddingError(f"{self.name} returned {len(items)} vectors for {expected} texts")
-        return normalise_rows(np.array([_field(item, "embedding") for item in items], dtype=np.float32))
+        return normalise_rows(rows)
 
-    def _checked(self, vectors: np.ndarray) -> np.ndarray:
+    def _joined(self, parts: list[np.ndarray]) -> np.ndarray:
+        if not parts:
+            return np.zeros((0, self._dim or 0), dtype=np.float32)
+        vectors = np.vstack(parts)
         if self._dim is not None and vectors.shape[1] != self._dim:
             raise EmbeddingError(
                 f"{self.name} returned {vectors.shape[1]}-d vectors, expected {self._dim}"

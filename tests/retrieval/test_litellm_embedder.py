@@ -68,3 +68,10 @@ async def test_litellm_embedder_aembed_uses_aembedding(monkeypatch):
     vectors = await LiteLLMEmbedder("m").aembed(["abcd"])
 
     np.testing.assert_allclose(vectors, [[0.8, 0.0, 0.6]], atol=1e-6)
+
+
+def test_litellm_embedder_rejects_a_malformed_response(monkeypatch):
+    monkeypatch.setattr(litellm, "embedding", lambda **kwargs: SimpleNamespace(data=[{"index": 0}]))
+
+    with pytest.raises(EmbeddingError, match="malformed"):
+        LiteLLMEmbedder("m").embed(["query"])
