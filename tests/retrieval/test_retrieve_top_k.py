@@ -272,3 +272,18 @@ def test_index_catches_up_when_the_change_log_no_longer_reaches_back(airline_ski
 
     assert _ids(found) == ["harness-00001"]
     assert hashing_embedder.calls == [[airline_skillbook.get_skill("harness-00001").embedding_text()]]
+
+
+def test_vectors_survive_save_and_load_so_a_reloaded_skillbook_is_not_reembedded(
+    airline_skillbook, hashing_embedder, tmp_path
+):
+    retrieve_top_k(airline_skillbook, "warm up", embedder=hashing_embedder)
+    path = tmp_path / "skillbook.json"
+    airline_skillbook.save_to_file(path)
+    reloaded = Skillbook.load_from_file(path)
+    hashing_embedder.calls.clear()
+
+    found = retrieve_top_k(reloaded, "baggage allowance", top_k=1, embedder=hashing_embedder)
+
+    assert _ids(found) == ["context-00002"]
+    assert hashing_embedder.calls == [["baggage allowance"]]
