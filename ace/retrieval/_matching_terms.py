@@ -70,12 +70,16 @@ class TermStatistics:
         for terms in documents:
             counts.update(terms)
             size += 1
-        self._document_frequency: Mapping[str, int] = counts
         self._size = size
+        self._idf: Mapping[str, float] = {term: self._idf_of(count) for term, count in counts.items()}
+        self._unseen_idf = self._idf_of(0)
+
+    def _idf_of(self, document_frequency: int) -> float:
+        return math.log(1.0 + self._size / (document_frequency + 0.5))
 
     def idf(self, term: str) -> float:
         """Inverse document frequency of `term` among the indexed skills."""
-        return math.log(1.0 + self._size / (self._document_frequency.get(term, 0) + 0.5))
+        return self._idf.get(term, self._unseen_idf)
 
     def shared_weight(self, terms: frozenset[str], task_terms: frozenset[str]) -> float:
         """IDF mass of the `terms` that also appear in `task_terms`."""
