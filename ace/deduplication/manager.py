@@ -109,7 +109,7 @@ class DeduplicationManager:
         return [
             pair
             for pair in candidates
-            if self._comparable(pair[0], pair[1]) and skillbook.similarity_decision(pair[0].id, pair[1].id) != "KEEP"
+            if self._comparable(pair[0], pair[1]) and not skillbook.has_keep_decision(pair[0].id, pair[1].id)
         ]
 
     def run(self, skillbook: Skillbook) -> DeduplicationReport:
@@ -124,7 +124,8 @@ class DeduplicationManager:
                 if a.id in absorbed or b.id in absorbed:
                     continue
                 if a.section != b.section:
-                    skillbook.record_similarity_decision(a.id, b.id, "KEEP")
+                    reasoning = f"different sections ({a.section}, {b.section}): kept apart"
+                    skillbook.record_keep_decision(a.id, b.id, reasoning=reasoning, similarity=score)
                     pairs.append(DuplicatePair(a.id, b.id, score, kind, "KEEP"))
                     continue
                 keeper, other = sorted((a, b), key=_keeper_rank)

@@ -45,6 +45,10 @@ def _id_order(skill_id: str) -> tuple[str, int]:
     return skill_id.rsplit("-", 1)[0], id_number(skill_id)
 
 
+def _pair_key(skill_id_a: str, skill_id_b: str) -> str:
+    return ",".join(sorted((skill_id_a, skill_id_b)))
+
+
 def _with_embedding(skill: Skill, embedding: np.ndarray | None) -> Skill:
     """`skill` with another embedding; skips re-validation (the rest of the skill is unchanged and
     `embedding` is already a validated read-only vector or None)."""
@@ -140,6 +144,28 @@ class Skillbook:
         """
         with self._lock:
             return self._log.changed_since(version, content_only=content_only)
+
+    def has_keep_decision(self, skill_id_a: str, skill_id_b: str) -> bool:
+        """Whether the pair was decided KEEP (two distinct skills) by an earlier deduplication."""
+        with self._lock:
+            record = self._similarity_decisions.get(_pair_key(skill_id_a, skill_id_b))
+            return isinstance(record, Mapping) and record.get("decision") == "KEEP"
+
+    def record_keep_decision(self, skill_id_a: str, skill_id_b: str, *, reasoning: str, similarity: float) -> None:
+        """Remember that the two skills are distinct, so deduplication does not propose them again.
+
+        Stored in `similarity_decisions` (the ace-framework 0.13 layout: key "idA,idB"). Raises
+        `SkillNotFoundError` for an unknown id.
+        """
+        with self._lock:
+            self._require(skill_id_a)
+            self._require(skill_id_b)
+            self._similarity_decisions[_pair_key(skill_id_a, skill_id_b)] = {
+                "decision": "KEEP",
+                "reasoning": reasoning,
+                "decided_at": utc_now(),
+                "similarity_at_decision": float(similarity),
+            }
 
     @property
     def embedding_model(self) -> str | None:
