@@ -6,7 +6,7 @@ mutations through atomic tools. Prompts live in `ace.roles.prompts`.
 """
 
 from ace.roles.agent import Agent
-from ace.roles.injected_skills import InjectedSkills, render_skills
+from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput, ReflectorOutput, SkillManagerOutput
 from ace.roles.protocols import AgentLike, ReflectorLike, SkillManagerLike
 from ace.roles.recursive_reflector import RecursiveReflector, RRDeps
@@ -34,5 +34,4 @@ __all__ = [
     "SkillManagerIncompleteError",
     "SkillManagerLike",
     "SkillManagerOutput",
-    "render_skills",
 ]

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from ace.roles.injected_skills import render_skills
+from ace.skillbook import render_prompt
 from ace.roles.outputs import ReflectorOutput
 from ace.skillbook import Skill
 
@@ -45,6 +45,6 @@ def render_task_inputs(
         parts.append(f"<ground_truth>\n{ground_truth}\n</ground_truth>")
     if feedback is not None:
         parts.append(f"<feedback>\n{feedback}\n</feedback>")
-    skills_text = render_skills(injected_skills) or "(no skills were injected)"
+    skills_text = render_prompt(list(injected_skills)) or "(no skills were injected)"
     parts.append(f"<injected_skills>\n{skills_text}\n</injected_skills>")
     return "\n\n".join(parts)

@@ -7,7 +7,7 @@ See docs/skillbook.md. Main entry point: `Skillbook`; records: `Skill`, `Insight
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
 from ace.skillbook._provenance import InsightSource, OperationType, TraceRef
-from ace.skillbook._reports import render_markdown
+from ace.skillbook._reports import render_markdown, render_prompt
 from ace.skillbook._skill import MAX_KEYWORD_LENGTH, VALID_SECTIONS, Section, Skill, normalize_keywords
 from ace.skillbook._skillbook import Skillbook
 from ace.skillbook._storage import embedding_sidecar_path
@@ -31,4 +31,5 @@ __all__ = [
     "embedding_sidecar_path",
     "normalize_keywords",
     "render_markdown",
+    "render_prompt",
 ]

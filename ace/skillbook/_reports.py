@@ -14,15 +14,15 @@ _SECTION_ORDER = ("context", "harness")
 
 
 def render_prompt(skills: Sequence[Skill]) -> str:
-    """Active skills as Markdown, `## context` then `## harness`, in the given order.
+    """`skills` as Markdown, `## context` then `## harness`, each in the given order.
 
     Each skill is `- [id]` followed by indented `Keywords:`, `Issue:` and (when set) `Insight:`
-    lines, with a blank line after it; sections without active skills are left out; no active
-    skills gives "".
+    lines, with a blank line after it; sections without skills are left out; no skills gives "".
+    The caller chooses the skills (`Skillbook.as_prompt` passes the active ones).
     """
     blocks: list[str] = []
     for section in _SECTION_ORDER:
-        section_skills = [s for s in skills if s.active and s.section == section]
+        section_skills = [s for s in skills if s.section == section]
         if not section_skills:
             continue
         lines = [f"## {section}"]
