@@ -41,7 +41,8 @@ class LLMJudgeReranker:
         """Judge with `model`: a pydantic-ai `Model` (a local OpenAI-compatible server, or
         `ace.models.resolve_model("provider/name")` for litellm-style names) or a pydantic-ai model
         string such as `"openai:gpt-4.1-mini"`."""
-        self._agent = Agent(model, output_type=SkillVerdict, instructions=instructions)
+        # Deferred: a missing API key surfaces as RerankError at rerank time, not at construction.
+        self._agent = Agent(model, output_type=SkillVerdict, instructions=instructions, defer_model_check=True)
         self.name = f"llm-judge/{model if isinstance(model, str) else model.model_name}"
 
     def rerank(self, task: str, candidates: Sequence[RerankCandidate]) -> list[float]:
