@@ -1,0 +1,95 @@
+"""Individual ACE steps: matcher-driven injection, markdown export, provenance of UpdateStep."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ace.retrieval import SkillMatcher
+from ace.roles import ReflectorOutput
+from ace.runners import ACE
+from ace.skillbook import Skillbook
+from ace.steps import ACEStepContext, ExportMarkdownStep, Sample, insight_source_for
+
+
+def _book() -> Skillbook:
+    book = Skillbook()
+    book.add_skill(
+        "context",
+        "Refund requests for cancelled flights: eligibility depends on fare class and travel insurance.",
+        ["airline", "refund", "cancellation"],
+        "Check fare class and insurance before promising a refund.",
+    )
+    book.add_skill(
+        "context",
+        "Kubernetes pods stuck in CrashLoopBackOff need their previous container logs inspected.",
+        ["kubernetes", "debugging"],
+        "Run kubectl logs --previous before restarting the pod.",
+    )
+    return book
+
+
+def test_with_a_matcher_only_the_skills_that_apply_are_injected_and_counted(roles: dict[str, Any]) -> None:
+    book = _book()
+    ace = ACE.from_roles(**roles, skillbook=book, matcher=SkillMatcher(book))
+
+    results = ace.run(
+        [
+            "My flight was cancelled, can I get a refund for my basic economy ticket?",
+            "What is a good name for a cat?",
+        ]
+    )
+
+    assert [r.output.injected_skill_ids for r in results] == [("context-00001",), ()]
+    assert book.get_skill("context-00001").used_count == 1
+    assert book.get_skill("context-00002").used_count == 0
+
+
+def test_without_a_matcher_every_active_skill_is_injected(roles: dict[str, Any]) -> None:
+    book = _book()
+    book.remove_skill("context-00002", "outdated")
+    ace = ACE.from_roles(**roles, skillbook=book)
+
+    results = ace.run(["anything"])
+
+    assert results[0].output.injected_skill_ids == ("context-00001",)
+
+
+def test_export_markdown_step_writes_the_skillbook_every_n_samples(tmp_path: Path) -> None:
+    book = _book()
+    path = tmp_path / "out" / "skillbook.md"
+    step = ExportMarkdownStep(book, path, interval=2)
+    ctx = ACEStepContext(sample="s")
+
+    step(ctx)
+    assert not path.exists()
+    step(ctx)
+
+    text = path.read_text()
+    assert "context-00001" in text and "context-00002" in text
+
+
+def test_insight_source_carries_trace_identity_epoch_step_and_the_reflection() -> None:
+    reflection = ReflectorOutput(
+        reasoning="r", error_identification="promised a refund", root_cause_analysis="c",
+        correct_approach="a", key_insight="check the fare first",
+    )
+    ctx = ACEStepContext(
+        sample=Sample(question="refund?", id="case-7"), trace={"answer": "yes"}, reflections=(reflection,),
+        epoch=2, step_index=4,
+    )
+
+    source = insight_source_for(ctx)
+
+    assert (source.trace_uid, source.epoch, source.step) == ("ace:case-7", 2, 4)
+    assert (source.sample_question, source.error_identification, source.learning_text) == (
+        "refund?", "promised a refund", "check the fare first",
+    )
+
+
+def test_a_failed_reflection_contributes_no_learning_text() -> None:
+    ctx = ACEStepContext(sample=Sample(question="q", id="x"), reflections=(ReflectorOutput.failure("budget"),))
+
+    source = insight_source_for(ctx)
+
+    assert source.error_identification is None and source.learning_text is None
