@@ -1,0 +1,43 @@
+"""Learn a skillbook from recorded tau2-bench runs with TraceAnalyser, then inspect it.
+
+    python examples/learn_from_tau2_traces.py RESULTS.json [...] [--model openai/gpt-4.1-mini] [-o skillbook.json]
+
+Without --model the roles run on the offline scripted models of `ace_eval.e2e.scripted` (rule-based,
+not LLMs): the loop runs for real, the skills it writes are templates.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ace import RecursiveReflector, Skillbook, SkillManager, TraceAnalyser
+from ace_eval.e2e.scripted import scripted_recursive_reflector, scripted_skill_manager
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("traces", nargs="+", type=Path, help="tau2 Results files (or folders of them)")
+    parser.add_argument("--model", help="a model string for the reflector and the skill manager")
+    parser.add_argument("-o", "--output", type=Path, default=Path("skillbook.json"))
+    args = parser.parse_args()
+
+    skillbook = Skillbook()
+    analyser = TraceAnalyser.from_roles(
+        reflector=RecursiveReflector(args.model or scripted_recursive_reflector(), skillbook=skillbook.view()),
+        skill_manager=SkillManager(args.model or scripted_skill_manager()),
+        skillbook=skillbook,
+    )
+    results = analyser.run(args.traces, workers=4)
+
+    for result in results:
+        if result.error is not None:
+            print(f"failed at {result.failed_at}: {result.error}")
+    skillbook.save_to_file(args.output)
+    print(skillbook.as_prompt())
+    print(f"\n{len(skillbook.skills())} skills from {sum(r.error is None for r in results)} traces -> {args.output}")
+    print(skillbook.source_summary()["by_operation_type"])
+
+
+if __name__ == "__main__":
+    main()

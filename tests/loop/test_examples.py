@@ -1,0 +1,25 @@
+"""The example scripts run as documented."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from ace.skillbook import Skillbook
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_learn_from_tau2_traces_example_runs_offline(shared_dir: Path, tmp_path: Path) -> None:
+    recorded = shared_dir / "tau2" / "recorded" / "tau2trace_gpt-4.1-mini_airline_1sim.json"
+    output = tmp_path / "skillbook.json"
+
+    completed = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "learn_from_tau2_traces.py"), str(recorded), "-o", str(output)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    assert "1 skills from 1 traces" in completed.stdout
+    assert len(Skillbook.load_from_file(output).skills()) == 1
