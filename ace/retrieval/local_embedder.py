@@ -73,7 +73,7 @@ class LocalEmbedder:
         self,
         *,
         threads: int = 2,
-        batch_size: int = 32,
+        batch_size: int = 16,
         model_path: Path | None = None,
         tokenizer_path: Path = MINILM_TOKENIZER_PATH,
     ) -> None:
