@@ -1,6 +1,6 @@
 """Benchmark task -> skills matching and the skills HTTP API with the offline default models.
 
-Prints: index build time, `SkillMatcher.match` p50/p95 (task embedding + recall + field-aware rerank of
+Prints: the machine's load average first (other jobs skew every timing), index build time, `SkillMatcher.match` p50/p95 (task embedding + recall + field-aware rerank of
 a 20-skill shortlist + floor) at 100 and 5,000 skills, requests per second of `ace serve` on
 loopback (a bounded httpx load loop from several client threads), and the server's resident memory
 with the default models loaded and 5,000 skills indexed.
@@ -102,6 +102,12 @@ def resident_mb(pid: int) -> float:
     raise RuntimeError(f"no VmRSS for pid {pid}")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time the process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def bench_http(size: int, tasks: list[str], requests: int, clients: int) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "skillbook.json"
@@ -138,16 +144,20 @@ def bench_http(size: int, tasks: list[str], requests: int, clients: int) -> None
                                 failures.append(status)
 
                 threads = [threading.Thread(target=load, args=(n * per_client,)) for n in range(clients)]
+                cpu_before = cpu_seconds(server.pid)
                 start = time.perf_counter()
                 for thread in threads:
                     thread.start()
                 for thread in threads:
                     thread.join()
                 elapsed = time.perf_counter() - start
+                served = per_client * clients
+                cpu_ms = (cpu_seconds(server.pid) - cpu_before) / served * 1000
                 print(
                     f"http @ {size:>5} skills, GET /memory/skills ({route}): "
-                    f"{per_client * clients / elapsed:6.1f} requests/s  ({per_client * clients} requests, "
-                    f"{clients} clients, {len(failures)} non-200)"
+                    f"{served / elapsed:6.1f} requests/s  ({served} requests, {clients} clients, "
+                    f"{len(failures)} non-200; server CPU {cpu_ms:.1f} ms/request, i.e. at most "
+                    f"{(os.cpu_count() or 1) * 1000 / cpu_ms:.0f} requests/s on {os.cpu_count()} idle cores)"
                 )
             print(f"server resident memory @ {size} skills: {resident_mb(server.pid):.0f} MB")
         finally:
@@ -162,6 +172,7 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=800)
     parser.add_argument("--clients", type=int, default=4)
     args = parser.parse_args()
+    print(f"load average before start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     _, dev_tasks, _ = load_dev_set(DEV_SET)
     tasks = [task["task"] for task in dev_tasks]
     for size in args.sizes:

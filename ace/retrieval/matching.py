@@ -110,7 +110,8 @@ class SkillMatcher:
 
         Raises ValueError for a blank task and `EmbeddingError` when the task cannot be embedded.
         """
-        return [candidate for _, candidate in self._recall(_checked_task(task), self._current())]
+        task = _checked_task(task)
+        return [candidate for _, candidate in self._recall(task, terms_of(task), self._current())]
 
     def match(self, task: str, limit: int = 3) -> list[SkillMatch]:
         """The at most `limit` active skills that apply to `task`, best first; `[]` when none does.
@@ -124,7 +125,7 @@ class SkillMatcher:
         snapshot = self._current()
         with logfire.span("skill_match", reranker=self.reranker.name, limit=limit) as span:
             task_terms = terms_of(task)
-            shortlisted = self._recall(task, snapshot)
+            shortlisted = self._recall(task, task_terms, snapshot)
             candidates = [candidate for _, candidate in shortlisted]
             scores = _checked_scores(self.reranker, self.reranker.rerank(task, candidates), len(candidates))
             ranked = sorted(
@@ -150,30 +151,33 @@ class SkillMatcher:
         self.refresh()
         return self._snapshot
 
-    def _recall(self, task: str, snapshot: MatchSnapshot) -> list[tuple[MatchEntry, RerankCandidate]]:
+    def _recall(
+        self, task: str, task_terms: frozenset[str], snapshot: MatchSnapshot
+    ) -> list[tuple[MatchEntry, RerankCandidate]]:
         if not snapshot.entries:
             return []
-        task_terms = terms_of(task)
         query = self.embedder.embed([task])
         if query.shape != (1, snapshot.vectors.shape[1]):
             raise EmbeddingError(f"{self.embedder.name} returned shape {query.shape} for one task text")
         similarities = snapshot.vectors @ query[0]
         size = min(self.shortlist_size, len(snapshot.entries))
-        rows = np.argpartition(-similarities, size - 1)[:size] if size < len(snapshot.entries) else range(size)
+        if size < len(snapshot.entries):
+            rows = np.argpartition(-similarities, size - 1)[:size]
+        else:
+            rows = np.arange(size)
+        coverage = snapshot.statistics.coverage
         shortlisted = []
         for row in rows:
             entry = snapshot.entries[row]
-            shortlisted.append((
-                entry,
-                RerankCandidate(
-                    skill_id=entry.skill.id,
-                    issue=entry.skill.issue,
-                    keywords=entry.skill.keywords,
-                    similarity=round(float(similarities[row]), _SCORE_DECIMALS),
-                    issue_overlap=round(snapshot.statistics.coverage(entry.terms.issue, task_terms), _SCORE_DECIMALS),
-                    keyword_overlap=round(snapshot.statistics.coverage(entry.terms.keywords, task_terms), _SCORE_DECIMALS),
-                ),
-            ))
+            candidate = RerankCandidate(
+                skill_id=entry.skill.id,
+                issue=entry.skill.issue,
+                keywords=entry.skill.keywords,
+                similarity=round(float(similarities[row]), _SCORE_DECIMALS),
+                issue_overlap=round(coverage(entry.terms.issue, task_terms), _SCORE_DECIMALS),
+                keyword_overlap=round(coverage(entry.terms.keywords, task_terms), _SCORE_DECIMALS),
+            )
+            shortlisted.append((entry, candidate))
         shortlisted.sort(key=lambda pair: (-pair[1].similarity, pair[1].skill_id))
         return shortlisted
 
