@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import bm25s
 import numpy as np
+import Stemmer
 from bm25s.tokenization import STOPWORDS_EN
 
 __all__ = ["LexicalIndex", "terms_of"]
@@ -18,11 +19,13 @@ __all__ = ["LexicalIndex", "terms_of"]
 # Runs of 2+ letters/digits; `_` splits too, so the keyword `booking_api` also matches "booking".
 _TERM = re.compile(r"[^\W_]{2,}")
 _STOPWORDS = frozenset(STOPWORDS_EN)
+_STEMMER = Stemmer.Stemmer("english")
 
 
 def terms_of(text: str) -> list[str]:
-    """The BM25 terms of `text`: lowercased alphanumeric runs of 2+ characters, English stopwords out."""
-    return [term for term in _TERM.findall(text.lower()) if term not in _STOPWORDS]
+    """The BM25 terms of `text`: lowercased alphanumeric runs of 2+ characters, English stopwords
+    out, Snowball-stemmed (so "refunds" matches "refund" and "rebooking" matches "rebook")."""
+    return _STEMMER.stemWords([term for term in _TERM.findall(text.lower()) if term not in _STOPWORDS])
 
 
 class LexicalIndex:

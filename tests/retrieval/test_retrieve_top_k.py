@@ -287,3 +287,9 @@ def test_vectors_survive_save_and_load_so_a_reloaded_skillbook_is_not_reembedded
 
     assert _ids(found) == ["context-00002"]
     assert hashing_embedder.calls == [["baggage allowance"]]
+
+
+def test_lexical_search_matches_other_forms_of_a_word(airline_skillbook, hashing_embedder):
+    found = retrieve_top_k(airline_skillbook, "rebooked passenger", mode="lexical", top_k=10, embedder=hashing_embedder)
+
+    assert _ids(found) == ["context-00001", "context-00002"]
