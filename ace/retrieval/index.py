@@ -13,7 +13,7 @@ import numpy as np
 from ace.skillbook import Skill, Skillbook, SkillbookView, normalize_keywords
 
 from ._lexical import terms_of
-from ._snapshot import IndexRow, IndexSnapshot, row_for
+from ._snapshot import IndexSnapshot, row_for
 from .embedder import Embedder, EmbeddingError, normalise_rows
 from .fusion import reciprocal_rank_fusion
 
