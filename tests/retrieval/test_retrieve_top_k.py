@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import gc
+import threading
 import weakref
 
 import numpy as np
@@ -293,3 +294,27 @@ def test_lexical_search_matches_other_forms_of_a_word(airline_skillbook, hashing
     found = retrieve_top_k(airline_skillbook, "rebooked passenger", mode="lexical", top_k=10, embedder=hashing_embedder)
 
     assert _ids(found) == ["context-00001", "context-00002"]
+
+
+def test_concurrent_searches_and_mutations_leave_a_consistent_index(airline_skillbook, hashing_embedder):
+    errors: list[BaseException] = []
+
+    def search_repeatedly():
+        try:
+            for _ in range(30):
+                retrieve_top_k(airline_skillbook, "flight passengers", embedder=hashing_embedder)
+        except BaseException as error:  # collected and re-checked below
+            errors.append(error)
+
+    searchers = [threading.Thread(target=search_repeatedly) for _ in range(4)]
+    for thread in searchers:
+        thread.start()
+    for number in range(30):
+        airline_skillbook.add_skill("harness", f"Concurrent issue number {number}", ["load"])
+    for thread in searchers:
+        thread.join()
+
+    index = skill_index(airline_skillbook, hashing_embedder)
+    index.refresh()
+    assert errors == []
+    assert index.skill_ids == tuple(skill.id for skill in airline_skillbook.skills())
