@@ -159,7 +159,9 @@ class SkillMatcher:
         query = self.embedder.embed([task])
         if query.shape != (1, snapshot.vectors.shape[1]):
             raise EmbeddingError(f"{self.embedder.name} returned shape {query.shape} for one task text")
-        similarities = snapshot.vectors @ query[0]
+        # einsum stays single-threaded; `matrix @ vector` wakes multi-threaded BLAS, whose spinning
+        # workers cost more CPU than the product itself at this size.
+        similarities = np.einsum("ij,j->i", snapshot.vectors, query[0])
         size = min(self.shortlist_size, len(snapshot.entries))
         if size < len(snapshot.entries):
             rows = np.argpartition(-similarities, size - 1)[:size]
