@@ -13,7 +13,7 @@ from ace.steps.evaluate import EnvironmentResult, EvaluateStep, TaskEnvironment
 from ace.steps.export_markdown import ExportMarkdownStep
 from ace.steps.load_traces import LoadTracesStep, TraceFileError, TraceLocation, load_trace_file, trace_locations
 from ace.steps.reflect import ReflectStep
-from ace.steps.tail import learning_tail
+from ace.steps.tail import TailOptions, learning_tail
 from ace.steps.trace_identity import TraceIdentity, infer_trace_identity
 from ace.steps.update import UpdateStep, insight_source_for
 
@@ -28,6 +28,7 @@ __all__ = [
     "LoadTracesStep",
     "ReflectStep",
     "Sample",
+    "TailOptions",
     "TaskEnvironment",
     "TraceFileError",
     "TraceIdentity",

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TypedDict
+
+from typing_extensions import Unpack
 
 from ace.deduplication import DeduplicationManager
 from ace.roles import ReflectorLike, SkillManagerLike
@@ -12,18 +15,27 @@ from ace.steps.deduplicate import DeduplicateStep
 from ace.steps.reflect import ReflectStep
 from ace.steps.update import UpdateStep
 
-__all__ = ["learning_tail"]
+__all__ = ["TailOptions", "learning_tail"]
+
+
+class TailOptions(TypedDict, total=False):
+    """The optional background steps of the learning tail (also accepted by the runners)."""
+
+    dedup_manager: DeduplicationManager | None
+    """Consolidate duplicate skills every `dedup_interval` samples (default: no deduplication)."""
+    dedup_interval: int
+    """Samples between deduplication runs (default 10)."""
+    checkpoint_dir: str | Path | None
+    """Write `checkpoint_<n>.json` and `latest.json` here (default: no checkpoints)."""
+    checkpoint_interval: int
+    """Samples between checkpoints (default 10)."""
 
 
 def learning_tail(
     reflector: ReflectorLike,
     skill_manager: SkillManagerLike,
     skillbook: Skillbook,
-    *,
-    dedup_manager: DeduplicationManager | None = None,
-    dedup_interval: int = 10,
-    checkpoint_dir: str | Path | None = None,
-    checkpoint_interval: int = 10,
+    **options: Unpack[TailOptions],
 ) -> list[object]:
     """ReflectStep -> UpdateStep [-> DeduplicateStep] [-> CheckpointStep].
 
@@ -31,8 +43,10 @@ def learning_tail(
     ReflectStep is the async boundary, so these steps run in the background.
     """
     steps: list[object] = [ReflectStep(reflector), UpdateStep(skill_manager, skillbook)]
+    dedup_manager = options.get("dedup_manager")
     if dedup_manager is not None:
-        steps.append(DeduplicateStep(dedup_manager, skillbook, interval=dedup_interval))
+        steps.append(DeduplicateStep(dedup_manager, skillbook, interval=options.get("dedup_interval", 10)))
+    checkpoint_dir = options.get("checkpoint_dir")
     if checkpoint_dir is not None:
-        steps.append(CheckpointStep(skillbook, checkpoint_dir, interval=checkpoint_interval))
+        steps.append(CheckpointStep(skillbook, checkpoint_dir, interval=options.get("checkpoint_interval", 10)))
     return steps
