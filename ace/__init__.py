@@ -9,7 +9,7 @@ The names below are imported on first use, so `import ace` (and the `ace` comman
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -39,24 +39,6 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = ["__version__", *_EXPORTS]
-
-if TYPE_CHECKING:
-    from ace.deduplication import DeduplicationConfig, DeduplicationManager
-    from ace.retrieval import SkillMatcher, retrieve_top_k
-    from ace.roles import (
-        Agent,
-        AgentOutput,
-        InjectedSkills,
-        RecursiveReflector,
-        Reflector,
-        ReflectorOutput,
-        SkillManager,
-        SkillManagerOutput,
-    )
-    from ace.runners import ACE, TraceAnalyser
-    from ace.skillbook import InsightSource, Skill, Skillbook, TraceRef, UpdateBatch, UpdateOperation
-    from ace.steps import ACEStepContext, Sample
-
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)

@@ -16,6 +16,7 @@ import filelock
 import logfire
 import numpy as np
 
+from ace.atomic_write import write_atomic
 from ace.skillbook._changelog import ChangeLog
 from ace.skillbook._errors import SkillbookError, SkillNotFoundError
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
@@ -31,7 +32,6 @@ from ace.skillbook._storage import (
     encode_skillbook,
     id_number,
     read_embeddings,
-    write_atomic,
     write_embeddings,
 )
 from ace.skillbook._view import SkillbookView

@@ -11,12 +11,10 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
-import uuid
 import zipfile
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -36,7 +34,6 @@ __all__ = [
     "encode_skillbook",
     "read_embeddings",
     "text_digest",
-    "write_atomic",
     "write_embeddings",
 ]
 
@@ -160,27 +157,6 @@ def decode_skillbook(data: bytes, source: str) -> StoredSkillbook:
     if not isinstance(decisions, dict):
         raise _format_error(source, f"similarity_decisions must be an object, got {decisions!r}")
     return StoredSkillbook(skills, last_numbers, decisions)
-
-
-def write_atomic(path: Path, write: Callable[[IO[bytes]], None]) -> None:
-    """Write a file through `write(handle)` so that `path` is always the old or the new complete file."""
-    temp = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-    # os.open with mode 0o666 lets the umask decide permissions, as for any newly created file.
-    descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(directory)
-    finally:
-        os.close(directory)
 
 
 def write_embeddings(handle: IO[bytes], skills: Sequence[Skill], model: str | None) -> None:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import threading
 from pathlib import Path
 
+from ace.atomic_write import write_text_atomic
 from ace.skillbook import Skillbook, render_markdown
 from ace.steps.context import ACEStepContext
 
@@ -33,17 +32,5 @@ class ExportMarkdownStep:
         with self._lock:
             self._count += 1
             if self._count % self._interval == 0:
-                _write_atomically(self._path, render_markdown(self._skillbook.skills(include_inactive=True)))
+                write_text_atomic(self._path, render_markdown(self._skillbook.skills(include_inactive=True)))
         return ctx
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,

@@ -8,14 +8,13 @@ are kept (`extra="allow"`), so a recorded file read and written back loses nothi
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ace.atomic_write import write_text_atomic
 from ace_eval.tau2.errors import ResultsFormatError, validation_summary
 from ace_eval.tau2.tasks import Action, Task
 
@@ -236,15 +235,6 @@ def load_results(path: str | Path) -> Results:
 
 
 def write_results(results: Results, path: str | Path) -> None:
-    """Write `results` as JSON to `path` atomically (temp file in the same folder, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write `results` as JSON to `path` atomically (a reader sees the old or the new file)."""
     payload = json.dumps(results.model_dump(mode="json"), indent=2, ensure_ascii=False)
-    handle, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(payload)
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
+    write_text_atomic(path, payload)

@@ -84,7 +84,6 @@ def test_fast_hash_equals_the_full_hash_after_gold_replays_of_every_write_tool(s
     for task in both_task_sets:
         for action in task.evaluation_criteria.actions or ():
             first_task_using.setdefault(action.name, task)
-    from ace_eval.tau2 import WRITE_TOOLS
 
     assert WRITE_TOOLS <= set(first_task_using)
     for tool in sorted(WRITE_TOOLS):
