@@ -28,8 +28,9 @@ class AgenticConfig:
     """How many of the latest messages compaction never touches."""
     child_budget_fraction: float = 0.5
     """Share of the parent's remaining requests (and tokens) a `recurse` child may use, in (0, 1]."""
-    max_depth: int = 1
-    """How deep `recurse` may nest; 0 removes the `recurse` tool."""
+    max_depth: int = 0
+    """How deep `recurse` may nest; 0 (the default) offers no `recurse` tool, so a role has exactly
+    the tools it registers."""
 
     def __post_init__(self) -> None:
         if self.max_requests < 1:

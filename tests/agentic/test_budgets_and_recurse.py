@@ -69,7 +69,7 @@ async def test_recurse_child_is_capped_at_its_share_of_the_remaining_budget_and_
         child_requests += 1
         return _always_ping(messages, info)
 
-    config = AgenticConfig(max_requests=10, child_budget_fraction=0.5)
+    config = AgenticConfig(max_requests=10, child_budget_fraction=0.5, max_depth=1)
     run = await _agent(FunctionModel(_parent_delegates_once(endless_child)), config).run("go", deps=None)
     assert child_requests == 4  # floor((10 - 1 parent request) * 0.5)
     assert "ran out of its requests budget" in str(run.output)
@@ -80,7 +80,7 @@ async def test_recurse_returns_the_child_output_to_the_parent_and_adds_child_tok
     def answering_child(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[TextPart("child result")], usage=RequestUsage(input_tokens=1000, output_tokens=1))
 
-    run = await _agent(FunctionModel(_parent_delegates_once(answering_child)), AgenticConfig()).run("go", deps=None)
+    run = await _agent(FunctionModel(_parent_delegates_once(answering_child)), AgenticConfig(max_depth=1)).run("go", deps=None)
     assert run.output == "parent got: child result"
     assert run.usage.requests == 3
     assert run.usage.input_tokens >= 1000
@@ -90,7 +90,7 @@ async def test_child_token_budget_is_a_share_of_the_parent_remaining_tokens():
     def heavy_child(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[ToolCallPart("ping", {})], usage=RequestUsage(input_tokens=300, output_tokens=0))
 
-    config = AgenticConfig(max_tokens=2000, child_budget_fraction=0.5)
+    config = AgenticConfig(max_tokens=2000, child_budget_fraction=0.5, max_depth=1)
     run = await _agent(FunctionModel(_parent_delegates_once(heavy_child)), config).run("go", deps=None)
     assert "ran out of its tokens budget" in str(run.output)
     # parent's first response used a few estimated tokens; the child may use at most half of the rest (< 1000),

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from pydantic_ai.messages import ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import FunctionModel
 
 from ace.agentic import AgenticConfig
 from ace.roles import ReflectorOutput, SkillManager, SkillManagerIncompleteError
@@ -269,3 +270,19 @@ async def test_invalid_search_arguments_are_retried_not_raised(
     await _manager(model.model, embedder).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
 
     assert len(retries) == 1 and "top_k" in retries[0]
+
+
+async def test_default_skill_manager_offers_exactly_the_seed_tools(skillbook: Skillbook, source: InsightSource, embedder) -> None:
+    offered: list[set[str]] = []
+
+    def record(messages: list[Any], info: Any) -> ModelResponse:
+        offered.append({tool.name for tool in info.function_tools} | {tool.name for tool in info.output_tools})
+        return ModelResponse(parts=_finalize())
+
+    await _manager(FunctionModel(record), embedder).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=source
+    )
+
+    assert offered == [
+        {"add_skill", "update_skill", "tag_skill", "remove_skill", "search_skills", "read_skill", "finalize"}
+    ]
