@@ -2,8 +2,9 @@
 default reranker's coefficients on it.
 
     python benchmarks/matching_dev_eval.py            # dev-set figures of the shipped defaults
-    python benchmarks/matching_dev_eval.py --fit      # refit the 5 coefficients, print them and a
-                                                      # 5-fold x 5-seed cross-validation over tasks
+    python benchmarks/matching_dev_eval.py --fit      # refit the 5 coefficients, print them, a
+                                                      # 5-fold x 5-seed cross-validation over tasks,
+                                                      # leave-one-domain-out and two stress tests
 
 Scores use limit=3: micro precision / recall / F1 of returned ids against gold, top-1 accuracy on
 tasks with gold, abstention accuracy on tasks whose gold is [], and inactive skills returned.
@@ -16,7 +17,7 @@ import argparse
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -161,6 +162,28 @@ def leave_one_domain_out(
     return score(returned, tasks, inactive)
 
 
+def stress(weights: FieldWeights, tasks: list, inactive: set[str], dev: Skillbook) -> None:
+    """Scores under conditions the dev skills do not show: issues cut to their first 14 words, and
+    the dev skills among 1,000 synthetic distractors (their `irrelevant` tasks must still abstain)."""
+    from matching import synthetic_skillbook  # benchmarks/matching.py imports this module
+
+    document = dev.to_dict()
+    for skill in document["skills"].values():
+        skill["issue"] = " ".join(skill["issue"].split()[:14])
+    crowded = Skillbook.from_dict(dev.to_dict())
+    for skill in synthetic_skillbook(1055).skills()[55:]:
+        crowded.add_skill(skill.section, skill.issue, skill.keywords, insight=skill.insight)
+    irrelevant = [t for t in tasks if t["category"] == "irrelevant"]
+    for label, skillbook, scored in [
+        ("issues cut to 14 words", Skillbook.from_dict(document), tasks),
+        ("among 1,000 synthetic skills", crowded, tasks),
+        ("among 1,000 synthetic skills, irrelevant tasks", crowded, irrelevant),
+    ]:
+        matcher = SkillMatcher(skillbook, reranker=FieldAwareReranker(weights))
+        returned = [[m.skill_id for m in matcher.match(t["task"], limit=LIMIT)] for t in scored]
+        print(f"  {label}: " + score(returned, scored, inactive).line())
+
+
 def breakdown(returned: Sequence[list[str]], tasks: Sequence[dict]) -> None:
     """Per-category hit rate (returned ids == gold) and the misses."""
     by_category: dict[str, list[bool]] = defaultdict(list)
@@ -189,7 +212,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  recall stage: gold fully in the {matcher.shortlist_size}-skill shortlist for {recalled}/{len(tasks)} tasks")
     breakdown(returned, tasks)
     if args.fit:
-        print("refit on all dev tasks:", fit_weights(shortlists, tasks))
+        refit = fit_weights(shortlists, tasks)
+        print("refit on all dev tasks:", refit)
         print("5-fold x 5-seed cross-validation over tasks (held-out):")
         print("  " + cross_validate(shortlists, tasks, inactive).line())
         # The domain labels are analysis metadata: used here for grouping only, never by the matcher.
@@ -197,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         domain_of_task = [skill_domains[t["gold"][0]].split(":")[-1].split("+")[0] if t["gold"] else None for t in tasks]
         print(f"leave-one-domain-out ({len(set(d for d in domain_of_task if d))} domains held out in turn):")
         print("  " + leave_one_domain_out(shortlists, tasks, inactive, domain_of_task).line())
+        print("stress tests with the refit weights:")
+        stress(refit, tasks, inactive, skillbook)
     return 0
 
 

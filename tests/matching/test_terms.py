@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from ace.retrieval._matching_terms import TermStatistics, field_terms, terms_of
 
 
@@ -16,8 +14,15 @@ def test_coverage_weighs_rare_terms_more_than_common_ones():
     skill_terms = frozenset({"pod", "crash"})
 
     assert statistics.coverage(skill_terms, frozenset({"crash"})) > statistics.coverage(skill_terms, frozenset({"pod"}))
-    assert statistics.coverage(skill_terms, skill_terms) == pytest.approx(1.0)
     assert statistics.coverage(frozenset(), skill_terms) == 0.0
+
+
+def test_a_short_field_repeated_whole_counts_as_less_covered_than_a_long_one():
+    short = frozenset({"book", "api"})
+    long = frozenset(f"term{n}" for n in range(60))
+    statistics = TermStatistics([short, long])
+
+    assert 0.0 < statistics.coverage(short, short) < statistics.coverage(long, long) < 1.0
 
 
 def test_matched_on_is_keywords_when_the_task_names_labels_the_issue_does_not_use():
