@@ -162,11 +162,11 @@ class SkillMatcher:
         # einsum stays single-threaded; `matrix @ vector` wakes multi-threaded BLAS, whose spinning
         # workers cost more CPU than the product itself at this size.
         similarities = np.einsum("ij,j->i", snapshot.vectors, query[0])
-        size = min(self.shortlist_size, len(snapshot.entries))
-        if size < len(snapshot.entries):
-            rows = np.argpartition(-similarities, size - 1)[:size]
-        else:
-            rows = np.arange(size)
+        rows = np.arange(len(snapshot.entries))
+        if self.shortlist_size < len(rows):
+            best = np.argpartition(-similarities, self.shortlist_size - 1)[: self.shortlist_size]
+            # Keep every skill tied at the cut, so the id order (not partition order) decides ties.
+            rows = np.flatnonzero(similarities >= similarities[best].min())
         coverage = snapshot.statistics.coverage
         shortlisted = []
         for row in rows:
@@ -181,7 +181,7 @@ class SkillMatcher:
             )
             shortlisted.append((entry, candidate))
         shortlisted.sort(key=lambda pair: (-pair[1].similarity, pair[1].skill_id))
-        return shortlisted
+        return shortlisted[: self.shortlist_size]
 
 
 def _checked_task(task: str) -> str:

@@ -102,6 +102,12 @@ def test_scores_below_the_floor_are_dropped(skillbook, embedder):
     assert matcher.match(TASK) == []
 
 
+def test_identical_skills_tied_at_the_shortlist_cut_keep_the_lower_id(skillbook, embedder):
+    matcher = SkillMatcher(skillbook, embedder=embedder, shortlist_size=1)
+
+    assert [c.skill_id for c in matcher.shortlist("HTTP 429 rate limit errors from the LLM provider")] == [RATE_LIMIT]
+
+
 def test_reranker_sees_the_shortlist_in_recall_order(skillbook, embedder):
     reranker = ConstantReranker(0.1)
     matcher = SkillMatcher(skillbook, embedder=embedder, reranker=reranker, shortlist_size=3)
