@@ -25,7 +25,8 @@ class AgenticConfig:
     context_budget_tokens: int | None = None
     """Estimated history size (about 4 characters per token) above which compaction runs; None disables it."""
     keep_recent_messages: int = 6
-    """How many of the latest messages compaction never touches."""
+    """How many of the latest messages compaction never touches; at least 1, because the latest
+    message is the request about to be sent (with the tool results the model has not seen yet)."""
     child_budget_fraction: float = 0.5
     """Share of the parent's remaining requests (and tokens) a `recurse` child may use, in (0, 1]."""
     max_depth: int = 0
@@ -39,8 +40,8 @@ class AgenticConfig:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be None or >= 1, got {value}")
-        if self.keep_recent_messages < 0:
-            raise ValueError(f"keep_recent_messages must be >= 0, got {self.keep_recent_messages}")
+        if self.keep_recent_messages < 1:
+            raise ValueError(f"keep_recent_messages must be >= 1, got {self.keep_recent_messages}")
         if not 0 < self.child_budget_fraction <= 1:
             raise ValueError(f"child_budget_fraction must be in (0, 1], got {self.child_budget_fraction}")
         if self.max_depth < 0:

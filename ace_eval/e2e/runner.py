@@ -19,7 +19,9 @@ from typing import Any
 
 from pydantic_ai.models import Model
 
+from ace.atomic_write import write_text_atomic
 from ace.models import resolve_model
+from ace.pipeline import SampleResult
 from ace.roles import RecursiveReflector, Reflector, SkillManager
 from ace.runners import TraceAnalyser
 from ace.skillbook import Skillbook
@@ -39,7 +41,7 @@ class E2EReport:
     traces_learned: int
     """Traces the learning pass succeeded on."""
     learning_failures: tuple[str, ...]
-    """One line per trace that failed to be learned from (`<failed step>: <error>`)."""
+    """One line per trace nothing was learned from: `<failed step>: <error>`, or a failed reflection."""
     skills: int
     """Active skills in the learned skillbook."""
     baseline: Tau2Metrics | None
@@ -83,7 +85,7 @@ def run_e2e(config: E2EConfig, *, log: Any = print) -> E2EReport:
         checkpoint_dir=out / "checkpoints",
     )
     results = analyser.run([Path(t) for t in traces], epochs=config.epochs, workers=config.max_workers)
-    learning_failures = tuple(f"{r.failed_at}: {type(r.error).__name__}: {r.error}" for r in results if r.error)
+    learning_failures = tuple(line for line in map(_learning_failure, results) if line is not None)
     skillbook_path = out / "skillbook.json"
     skillbook.save_to_file(skillbook_path)
     log(f"learned {len(skillbook.skills())} active skills from {len(results) - len(learning_failures)} traces "
@@ -147,6 +149,17 @@ def _model(config: E2EConfig, name: str, make_scripted: Any) -> Model:
     return resolve_model(name, api_base=config.api_base, api_key=config.api_key)
 
 
+def _learning_failure(result: SampleResult) -> str | None:
+    """Why a trace taught nothing: the step that raised, or a reflection that failed (a failed
+    reflection is not an error of the pipeline, but nothing was learned from that trace)."""
+    if result.error is not None:
+        return f"{result.failed_at}: {type(result.error).__name__}: {result.error}"
+    failed = [reflection for reflection in result.output.reflections if reflection.failed] if result.output else []
+    if failed:
+        return f"ReflectStep: the reflection failed: {failed[0].failure_reason}"
+    return None
+
+
 def _metrics(run: Tau2Run) -> Tau2Metrics | None:
     return compute_metrics(run.results.simulations) if run.results.simulations else None
 
@@ -179,5 +192,4 @@ def _write_summary(config: E2EConfig, report: E2EReport) -> None:
         "with_skills": metrics(report.with_skills),
     }
     summary["config"]["traces"] = [str(t) for t in config.traces]
-    path = config.output_dir / "summary.json"
-    path.write_text(json.dumps(summary, indent=2, default=str) + "\n", encoding="utf-8")
+    write_text_atomic(config.output_dir / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")

@@ -156,3 +156,10 @@ async def test_model_string_is_resolved_through_resolve_model():
 def test_out_of_range_config_value_is_rejected_naming_the_field(field_name: str, value: float):
     with pytest.raises(ValueError, match=field_name):
         AgenticConfig(**{field_name: value})
+
+
+def test_keep_recent_messages_zero_is_rejected_because_the_pending_request_must_survive_compaction():
+    # With 0, compaction would elide the tool results of the request about to be sent (the model would
+    # never see them) and the summary stage would index past the end of the history.
+    with pytest.raises(ValueError, match="keep_recent_messages must be >= 1, got 0"):
+        AgenticConfig(keep_recent_messages=0)

@@ -53,3 +53,18 @@ def test_cli_reports_a_missing_traces_path_as_one_line(tmp_path: Path, capsys: p
 
     assert code == 2
     assert capsys.readouterr().err.strip().endswith("nope.json: no such file or folder")
+
+
+def test_a_failed_reflection_is_reported_as_a_learning_failure_not_as_a_learned_trace(
+    tmp_path: Path, shared_dir: Path
+) -> None:
+    # pydantic-ai's TestModel never runs code successfully, so the Recursive Reflector's submission is
+    # rejected until its retries run out and it returns a failed reflection (not a pipeline error).
+    recorded = shared_dir / "tau2" / "recorded" / "tau2trace_gpt-4.1-mini_airline_1sim.json"
+    config = E2EConfig(output_dir=tmp_path, traces=(recorded,), reflector_model="test", benchmark=False)
+
+    report = run_e2e(config, log=lambda _: None)
+
+    assert report.traces_learned == 0
+    assert len(report.learning_failures) == 1
+    assert report.learning_failures[0].startswith("ReflectStep: the reflection failed: ")
