@@ -131,7 +131,9 @@ class SkillIndex:
                 f"{self.embedder.name} returned shape {vectors.shape} for one query, "
                 f"expected (1, {self.embedder.dim})"
             )
-        return vectors[0]
+        # A zero or non-finite query vector would rank every skill alike (in id order) and still
+        # return results: refuse it, as for skill vectors.
+        return normalise_rows(vectors)[0]
 
     def _current(self) -> tuple[IndexSnapshot, Skillbook]:
         skillbook = self._skillbook()

@@ -9,7 +9,7 @@ are dropped, so the common answer, "nothing applies", is `[]`. Equal scores sort
 from __future__ import annotations
 
 import dataclasses
-import math
+import numbers
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,9 +18,16 @@ from typing import Literal
 import logfire
 import numpy as np
 
-from ._matching_index import MatchableSkillbook, MatchEntry, MatchSnapshot, empty_snapshot, refresh_snapshot
+from ._matching_index import (
+    MatchableSkillbook,
+    MatchEntry,
+    MatchSnapshot,
+    embed_texts,
+    empty_snapshot,
+    refresh_snapshot,
+)
 from ._matching_terms import terms_of
-from .embedder import Embedder, EmbeddingError
+from .embedder import Embedder
 from .local_embedder import default_embedder
 from .rerankers import FieldAwareReranker, RerankCandidate, Reranker, RerankError
 
@@ -156,9 +163,7 @@ class SkillMatcher:
     ) -> list[tuple[MatchEntry, RerankCandidate]]:
         if not snapshot.entries:
             return []
-        query = self.embedder.embed([task])
-        if query.shape != (1, snapshot.vectors.shape[1]):
-            raise EmbeddingError(f"{self.embedder.name} returned shape {query.shape} for one task text")
+        query = embed_texts(self.embedder, [task])
         # einsum stays single-threaded; `matrix @ vector` wakes multi-threaded BLAS, whose spinning
         # workers cost more CPU than the product itself at this size.
         similarities = np.einsum("ij,j->i", snapshot.vectors, query[0])
@@ -196,7 +201,8 @@ def _checked_scores(reranker: Reranker, scores: Sequence[float], expected: int) 
         raise RerankError(f"reranker {reranker.name!r} returned {len(scores)} scores for {expected} candidates")
     checked = []
     for score in scores:
-        if not isinstance(score, (int, float)) or not math.isfinite(score) or not 0.0 <= score <= 1.0:
+        # numbers.Real admits numpy scalars (a model's float32 output); a bool is no score.
+        if isinstance(score, bool) or not isinstance(score, numbers.Real) or not 0.0 <= score <= 1.0:
             raise RerankError(f"reranker {reranker.name!r} returned score {score!r}, expected a float in [0, 1]")
         checked.append(round(float(score), _SCORE_DECIMALS))
     return checked

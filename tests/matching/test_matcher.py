@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
+from ace.retrieval.embedder import EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import RerankCandidate, RerankError, match_text
 from ace.skillbook import Skillbook
@@ -144,3 +146,60 @@ def test_match_is_traced_with_the_matched_ids(skillbook, embedder, capfire):
     spans = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "skill_match"]
     assert len(spans) == 1
     assert json.loads(spans[0]["attributes"]["matched_ids"]) == [RATE_LIMIT, RATE_LIMIT_TWIN]
+
+
+class TaskSabotagingEmbedder:
+    """Embeds skill texts with the real embedder; the task gets `task_vector`, or `task_error` is raised."""
+
+    def __init__(self, inner, *, task_vector: np.ndarray | None = None, task_error: Exception | None = None):
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.task_vector, self.task_error = task_vector, task_error
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if list(texts) != [TASK]:
+            return self.inner.embed(texts)
+        if self.task_error is not None:
+            raise self.task_error
+        return self.task_vector[None, :]
+
+
+@pytest.mark.parametrize("value", [0.0, float("nan")])
+def test_a_zero_or_non_finite_task_vector_raises_embedding_error(skillbook, embedder, value):
+    sabotaged = TaskSabotagingEmbedder(embedder, task_vector=np.full(embedder.dim, value, dtype=np.float32))
+    matcher = SkillMatcher(skillbook, embedder=sabotaged, reranker=ConstantReranker(0.9))
+
+    with pytest.raises(EmbeddingError, match="zero or non-finite"):
+        matcher.match(TASK)
+
+
+def test_an_embedder_exception_on_the_task_becomes_embedding_error_with_cause(skillbook, embedder):
+    sabotaged = TaskSabotagingEmbedder(embedder, task_error=ConnectionError("embedding server down"))
+
+    with pytest.raises(EmbeddingError, match="embedding server down") as caught:
+        SkillMatcher(skillbook, embedder=sabotaged).match(TASK)
+    assert isinstance(caught.value.__cause__, ConnectionError)
+
+
+def test_an_embedder_exception_on_skill_texts_becomes_embedding_error(skillbook, embedder):
+    class Failing:
+        name, dim = embedder.name, embedder.dim
+
+        def embed(self, texts):
+            raise ConnectionError("embedding server down")
+
+    with pytest.raises(EmbeddingError, match="embedding server down"):
+        SkillMatcher(skillbook, embedder=Failing()).refresh()
+
+
+def test_numpy_float_scores_are_accepted(skillbook, embedder):
+    scores = list(np.full(ACTIVE_SKILLS, 0.9, dtype=np.float32))
+    matcher = SkillMatcher(skillbook, embedder=embedder, reranker=ConstantReranker(scores))
+
+    assert [m.score for m in matcher.match(TASK, limit=2)] == [pytest.approx(0.9)] * 2
+
+
+def test_boolean_scores_raise_rerank_error(skillbook, embedder):
+    matcher = SkillMatcher(skillbook, embedder=embedder, reranker=ConstantReranker([True] * ACTIVE_SKILLS))
+
+    with pytest.raises(RerankError, match="True"):
+        matcher.match(TASK)

@@ -160,8 +160,16 @@ def test_litellm_reranker_maps_provider_scores_back_to_input_order():
         FakeRerankAPI([{"index": 0, "relevance_score": 0.4}]),
         FakeRerankAPI([{"index": 0, "relevance_score": 3.2}, {"index": 1, "relevance_score": 0.1}]),
         FakeRerankAPI([{"position": 0}]),
+        FakeRerankAPI([{"index": 0, "relevance_score": 0.4}, {"index": -1, "relevance_score": 0.3}]),
+        FakeRerankAPI(
+            [
+                {"index": 0, "relevance_score": 0.4},
+                {"index": 1, "relevance_score": 0.3},
+                {"index": 0, "relevance_score": 0.9},
+            ]
+        ),
     ],
-    ids=["call-fails", "missing-candidate", "score-out-of-range", "malformed"],
+    ids=["call-fails", "missing-candidate", "score-out-of-range", "malformed", "negative-index", "repeated-index"],
 )
 def test_litellm_reranker_failures_raise_rerank_error(api):
     with pytest.raises(RerankError, match="litellm/cohere/rerank-english-v3.0"):

@@ -318,3 +318,18 @@ def test_concurrent_searches_and_mutations_leave_a_consistent_index(airline_skil
     index.refresh()
     assert errors == []
     assert index.skill_ids == tuple(skill.id for skill in airline_skillbook.skills())
+
+
+@pytest.mark.parametrize("value", [0.0, float("nan")])
+def test_a_zero_or_non_finite_query_vector_raises_instead_of_ranking_by_id(
+    airline_skillbook, make_hashing_embedder, value
+):
+    class BlankQueries(make_hashing_embedder):
+        def embed(self, texts):
+            vectors = super().embed(texts)
+            if list(texts) == ["blank query"]:
+                vectors[:] = value
+            return vectors
+
+    with pytest.raises(EmbeddingError, match="zero or non-finite"):
+        retrieve_top_k(airline_skillbook, "blank query", mode="dense", embedder=BlankQueries())

@@ -62,7 +62,12 @@ def _scores_from(response: Any, expected: int, name: str) -> list[float]:
     scores: list[float | None] = [None] * expected
     try:
         for result in _field(response, "results"):
-            scores[int(_field(result, "index"))] = float(_field(result, "relevance_score"))
+            index = int(_field(result, "index"))
+            # A negative index would silently score the last candidates; a repeated one would
+            # overwrite an earlier score.
+            if not 0 <= index < expected or scores[index] is not None:
+                raise ValueError(f"result index {index} is out of range or repeated for {expected} documents")
+            scores[index] = float(_field(result, "relevance_score"))
     except (KeyError, AttributeError, IndexError, TypeError, ValueError) as error:
         raise RerankError(f"{name} returned a malformed rerank response: {error!r}") from error
     missing = [index for index, score in enumerate(scores) if score is None]
