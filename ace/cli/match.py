@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ace.cli._app import CommandError
+from ace.cli._skillbook_file import load_skillbook
 from ace.retrieval.matching import SkillMatcher
-from ace.skillbook import Skillbook, SkillbookFormatError
 
 __all__ = ["register"]
 
@@ -22,16 +22,6 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--limit", type=int, default=3, help="most skills to print (default 3)")
     parser.add_argument("--json", action="store_true", help="print a JSON list like GET /memory/skills?task=")
     parser.set_defaults(handler=_match)
-
-
-def load_skillbook(path: Path) -> Skillbook:
-    """Load `path`; raises `CommandError` with a one-line reason when it is missing or invalid."""
-    if not path.is_file():
-        raise CommandError(f"{path}: no such skillbook file")
-    try:
-        return Skillbook.load_from_file(path)
-    except SkillbookFormatError as exc:
-        raise CommandError("; ".join([str(exc), *getattr(exc, "__notes__", [])])) from None
 
 
 def _match(args: argparse.Namespace) -> int:

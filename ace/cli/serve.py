@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ace.cli._app import CommandError
+from ace.cli._skillbook_file import format_error_line, require_file
 from ace.skillbook import SkillbookFormatError
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "register"]
@@ -32,11 +33,10 @@ def _serve(args: argparse.Namespace) -> int:
         from ace.server import create_app
     except ImportError as exc:
         raise CommandError(f"the server extra is not installed ({exc.name}); run pip install 'ace[server]'") from None
-    if not args.path.is_file():
-        raise CommandError(f"{args.path}: no such skillbook file")
+    require_file(args.path)
     try:
         app = create_app(args.path)
     except SkillbookFormatError as exc:
-        raise CommandError("; ".join([str(exc), *getattr(exc, "__notes__", [])])) from None
+        raise CommandError(format_error_line(exc)) from None
     uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0

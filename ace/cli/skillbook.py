@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ace.atomic_write import write_text_atomic
 from ace.cli._app import CommandError
-from ace.skillbook import VALID_SECTIONS, Skill, Skillbook, SkillbookFormatError, render_markdown
+from ace.cli._skillbook_file import load_skillbook
+from ace.skillbook import VALID_SECTIONS, Skill, Skillbook, render_markdown
 
 __all__ = ["register"]
 
@@ -46,15 +48,6 @@ def register(subparsers: Any) -> None:
     purge.set_defaults(handler=_purge)
 
 
-def _load(path: Path) -> Skillbook:
-    if not path.is_file():
-        raise CommandError(f"{path}: no such skillbook file")
-    try:
-        return Skillbook.load_from_file(path)
-    except SkillbookFormatError as exc:
-        raise CommandError("; ".join([str(exc), *getattr(exc, "__notes__", [])])) from None
-
-
 def _require(skillbook: Skillbook, skill_id: str, path: Path) -> Skill:
     skill = skillbook.get_skill(skill_id)
     if skill is None:
@@ -63,7 +56,7 @@ def _require(skillbook: Skillbook, skill_id: str, path: Path) -> Skill:
 
 
 def _show(args: argparse.Namespace) -> int:
-    skills = _load(args.path).skills(include_inactive=args.all)
+    skills = load_skillbook(args.path).skills(include_inactive=args.all)
     for skill in skills:
         if args.section and skill.section != args.section:
             continue
@@ -81,7 +74,7 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    skillbook = _load(args.path)
+    skillbook = load_skillbook(args.path)
     report = {**skillbook.stats(), "sources": skillbook.source_summary()}
     json.dump(report, sys.stdout, indent=2, ensure_ascii=False, default=str)
     print()
@@ -89,16 +82,16 @@ def _stats(args: argparse.Namespace) -> int:
 
 
 def _sources(args: argparse.Namespace) -> int:
-    skill = _require(_load(args.path), args.skill_id, args.path)
+    skill = _require(load_skillbook(args.path), args.skill_id, args.path)
     json.dump([source.to_dict() for source in skill.occurrences], sys.stdout, indent=2, ensure_ascii=False)
     print()
     return 0
 
 
 def _export_md(args: argparse.Namespace) -> int:
-    skillbook = _load(args.path)
+    skillbook = load_skillbook(args.path)
     try:
-        args.output.write_text(render_markdown(skillbook.skills(include_inactive=True), title=args.path.stem))
+        write_text_atomic(args.output, render_markdown(skillbook.skills(include_inactive=True), title=args.path.stem))
     except OSError as exc:
         raise CommandError(f"{args.output}: cannot write ({exc.strerror})") from None
     print(f"wrote {args.output}")
@@ -108,7 +101,7 @@ def _export_md(args: argparse.Namespace) -> int:
 def _purge(args: argparse.Namespace) -> int:
     if not args.yes:
         raise CommandError(f"purging {args.skill_id} deletes it for good; add --yes to confirm")
-    _load(args.path)
+    load_skillbook(args.path)
     with Skillbook.locked(args.path) as skillbook:
         _require(skillbook, args.skill_id, args.path)
         skillbook.purge(args.skill_id)

@@ -63,6 +63,19 @@ def test_export_md_writes_every_skill(capsys, book_path: Path, tmp_path: Path) -
     assert "### context-00001" in text and "### context-00002 (inactive)" in text and "### harness-00001" in text
 
 
+def test_export_md_writes_utf8_into_a_new_folder_leaving_no_temp_file(capsys, book_path: Path, tmp_path: Path) -> None:
+    book = Skillbook.load_from_file(book_path)
+    book.add_skill("harness", "Flüge nach Zürich: Umlaute im Ticket", ["umlaut"])
+    book.save_to_file(book_path)
+    target = tmp_path / "exports" / "sb.md"
+
+    code, _, _ = _run(capsys, "export-md", str(book_path), "-o", str(target))
+
+    assert code == 0
+    assert "Flüge nach Zürich" in target.read_bytes().decode("utf-8")
+    assert [p.name for p in target.parent.iterdir()] == ["sb.md"]
+
+
 def test_purge_with_yes_deletes_the_skill_from_the_file(capsys, book_path: Path) -> None:
     code, _, _ = _run(capsys, "purge", str(book_path), "context-00002", "--yes")
     assert code == 0

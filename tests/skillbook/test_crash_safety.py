@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from ace.atomic_write import write_atomic
 from ace.skillbook import Skillbook
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork to start writers quickly")
@@ -69,3 +70,38 @@ def test_writer_killed_mid_save_leaves_old_or_new_complete_file(tmp_path: Path) 
         writer.join()
         seen.add(_loaded_version(path))
     assert seen <= {"old", "new"}
+
+
+def test_a_write_that_fails_midway_leaves_the_previous_file_and_no_temp_file(tmp_path: Path) -> None:
+    path = tmp_path / "data.bin"
+    path.write_bytes(b"previous")
+
+    def fail_after_some_bytes(handle) -> None:
+        handle.write(b"half of the new con")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        write_atomic(path, fail_after_some_bytes)
+
+    assert path.read_bytes() == b"previous"
+    assert [p.name for p in tmp_path.iterdir()] == ["data.bin"]
+
+
+def test_a_failed_save_leaves_the_previous_skillbook_loadable(tmp_path: Path) -> None:
+    path = tmp_path / "sb.json"
+    before = Skillbook()
+    before.add_skill("harness", "previous issue", ["k"])
+    before.save_to_file(path)
+    # A folder where the sidecar must go makes the save fail at its first rename.
+    sidecar = tmp_path / "sb.embeddings.npz"
+    sidecar.unlink()
+    sidecar.mkdir()
+    after = Skillbook()
+    after.add_skill("harness", "new issue", ["k"])
+
+    with pytest.raises(OSError):
+        after.save_to_file(path)
+
+    sidecar.rmdir()
+    assert [s.issue for s in Skillbook.load_from_file(path).skills()] == ["previous issue"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sb.json"]
