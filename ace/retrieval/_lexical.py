@@ -1,7 +1,8 @@
 """BM25 over skill texts, backed by bm25s (sparse, precomputed scores: microseconds per query).
 
 rank-bm25, the seed's choice, scores every document in a Python loop per query term; at 5,000
-skills it measured 10-17 ms per query here against bm25s's 0.03 ms (benchmarks/retrieval.py).
+skills it measured 2.9 ms p50 per query (6.4 ms in a busier run) against bm25s's 0.03 ms
+(benchmarks/retrieval.py; figures in docs/retrieval.md).
 """
 
 from __future__ import annotations
