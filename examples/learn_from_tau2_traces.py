@@ -30,12 +30,19 @@ def main() -> None:
     )
     results = analyser.run(args.traces, workers=4)
 
+    learned_from = 0
     for result in results:
+        # A failed reflection is not a pipeline error: the sample finishes, but it taught nothing.
+        failed_reflections = [r for r in result.output.reflections if r.failed] if result.output else []
         if result.error is not None:
             print(f"failed at {result.failed_at}: {result.error}")
+        elif failed_reflections:
+            print(f"reflection failed: {failed_reflections[0].failure_reason}")
+        else:
+            learned_from += 1
     skillbook.save_to_file(args.output)
     print(skillbook.as_prompt())
-    print(f"\n{len(skillbook.skills())} skills from {sum(r.error is None for r in results)} traces -> {args.output}")
+    print(f"\n{len(skillbook.skills())} skills from {learned_from} traces -> {args.output}")
     print(skillbook.source_summary()["by_operation_type"])
 
 

@@ -76,10 +76,13 @@ async def run_tasks(
 
     Models are model strings (resolved with `ace.models.resolve_model`) or pydantic-ai `Model`s.
     `extra_instructions` is appended to the agent's system prompt (ACE's skills block).
-    Raises `ValueError` for `trials` or `workers` below 1.
+    Raises `ValueError` for `trials`, `workers`, `max_steps` or `max_errors` below 1 (before any
+    simulation starts, so a bad setting is not reported as one failure per simulation).
     """
-    if trials < 1 or workers < 1:
-        raise ValueError(f"trials ({trials}) and workers ({workers}) must be at least 1")
+    limits = {"trials": trials, "workers": workers, "max_steps": max_steps, "max_errors": max_errors}
+    too_small = {name: value for name, value in limits.items() if value < 1}
+    if too_small:
+        raise ValueError(f"{', '.join(f'{name}={value}' for name, value in too_small.items())}: must be at least 1")
     agent = resolve_model(agent_model)
     user = resolve_model(user_model)
     agent_settings = ModelSettings(temperature=agent_temperature)

@@ -23,3 +23,20 @@ def test_learn_from_tau2_traces_example_runs_offline(shared_dir: Path, tmp_path:
     assert completed.returncode == 0, completed.stderr
     assert "1 skills from 1 traces" in completed.stdout
     assert len(Skillbook.load_from_file(output).skills()) == 1
+
+
+def test_learn_from_tau2_traces_example_does_not_count_a_failed_reflection_as_learned(
+    shared_dir: Path, tmp_path: Path
+) -> None:
+    # pydantic-ai's TestModel never submits a valid reflection, so the one trace teaches nothing.
+    recorded = shared_dir / "tau2" / "recorded" / "tau2trace_gpt-4.1-mini_airline_1sim.json"
+
+    completed = subprocess.run(
+        [sys.executable, str(REPO / "examples" / "learn_from_tau2_traces.py"), str(recorded),
+         "-o", str(tmp_path / "skillbook.json"), "--model", "test"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+
+    assert completed.returncode == 0, completed.stderr
+    assert "reflection failed: " in completed.stdout
+    assert "0 skills from 0 traces" in completed.stdout

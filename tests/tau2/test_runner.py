@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -73,3 +74,9 @@ def test_trial_seeds_are_deterministic_per_base_seed() -> None:
     assert trial_seeds(300, 3) == trial_seeds(300, 3)
     assert trial_seeds(300, 3) != trial_seeds(301, 3)
     assert trial_seeds(300, 2) == trial_seeds(300, 3)[:2]
+
+
+async def test_a_step_budget_below_one_is_rejected_before_any_simulation_runs() -> None:
+    # Raised by run_tasks itself: inside a simulation it would become one SimulationFailure per task.
+    with pytest.raises(ValueError, match="max_steps=0: must be at least 1"):
+        await run_tasks(load_tasks("test")[:2], agent_model=_silent_agent(), user_model=_silent_agent(), max_steps=0)
