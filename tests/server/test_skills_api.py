@@ -7,7 +7,8 @@ from collections.abc import Sequence
 import pytest
 from fastapi.testclient import TestClient
 
-from ace.retrieval.rerankers import RerankCandidate
+from ace.retrieval import default_embedder
+from ace.retrieval.rerankers import RerankCandidate, RerankError, match_text
 from ace.server import MAX_LIMIT, create_app
 
 from matching.fixture_skills import CRASHLOOP, HELM_PENDING, LOCKFILES
@@ -96,3 +97,42 @@ def test_openapi_schema_documents_both_routes(client):
 
     assert {"/memory/skills", "/memory/skills/{skill_id}"} <= set(schema["paths"])
     assert {p["name"] for p in schema["paths"]["/memory/skills"]["get"]["parameters"]} == {"task", "limit"}
+
+
+class BrokenReranker:
+    name = "broken"
+
+    def rerank(self, task: str, candidates: Sequence[RerankCandidate]) -> list[float]:
+        raise RerankError("rerank service unreachable")
+
+
+class UnreachableForTasks:
+    """The offline embedder for skill texts; any other text fails like a network embedder would."""
+
+    def __init__(self, skill_texts: set[str]) -> None:
+        self.inner = default_embedder()
+        self.name, self.dim, self.skill_texts = self.inner.name, self.inner.dim, skill_texts
+
+    def embed(self, texts: Sequence[str]):
+        if not set(texts) <= self.skill_texts:
+            raise ConnectionError("embedding service unreachable")
+        return self.inner.embed(texts)
+
+
+def test_reranker_failure_is_503_naming_the_cause(skillbook_path):
+    client = TestClient(create_app(skillbook_path, reranker=BrokenReranker()))
+
+    response = client.get("/memory/skills", params={"task": POD_TASK})
+
+    assert response.status_code == 503
+    assert "rerank service unreachable" in response.json()["detail"]
+
+
+def test_task_embedding_failure_is_503_naming_the_cause(skillbook, skillbook_path):
+    texts = {match_text(s.issue, s.keywords) for s in skillbook.skills()}
+    client = TestClient(create_app(skillbook_path, embedder=UnreachableForTasks(texts)))
+
+    response = client.get("/memory/skills", params={"task": POD_TASK})
+
+    assert response.status_code == 503
+    assert "embedding service unreachable" in response.json()["detail"]
