@@ -6,9 +6,8 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
-from ace.skillbook import render_prompt
 from ace.roles.outputs import ReflectorOutput
-from ace.skillbook import Skill
+from ace.skillbook import Skill, render_prompt
 
 __all__ = ["Analysis", "render_task_inputs"]
 

@@ -19,7 +19,8 @@ from ace.skillbook import InsightSource, Skillbook, UpdateOperation
 __all__ = ["DEFAULT_HARMFUL_THRESHOLD", "SMDeps", "SkillManager", "SkillManagerIncompleteError"]
 
 DEFAULT_HARMFUL_THRESHOLD = 3
-"""A skill whose harmful_count reaches this is removed when the SkillManager encounters it."""
+"""The SkillManager's prompt tells it to remove a skill whose harmful_count reaches this when it
+encounters one (a rule the model follows, as seed 002 asks; no code removes skills by count)."""
 
 _SINGLE_PASS_REASONING = "(single tool-call pass: the session ended without finalize)"
 

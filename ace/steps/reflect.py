@@ -27,6 +27,12 @@ class ReflectStep:
         """How many reflections may run at once."""
 
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
+        if ctx.injected_skill_ids and ctx.skillbook is None:
+            # Without the view the reflector would be told that no skill was injected, which is false.
+            raise ValueError(
+                f"ReflectStep: skills {list(ctx.injected_skill_ids)} were injected but the context carries "
+                "no skillbook view to read them from; set ctx.skillbook (the runners do)"
+            )
         injected = []
         if ctx.skillbook is not None:
             injected = [s for s in map(ctx.skillbook.get_skill, ctx.injected_skill_ids) if s is not None]

@@ -5,11 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ace.retrieval import SkillMatcher
 from ace.roles import ReflectorOutput
 from ace.runners import ACE
 from ace.skillbook import Skillbook
-from ace.steps import ACEStepContext, ExportMarkdownStep, Sample, insight_source_for
+from ace.steps import ACEStepContext, ExportMarkdownStep, ReflectStep, Sample, insight_source_for
 
 
 def _book() -> Skillbook:
@@ -93,3 +95,26 @@ def test_a_failed_reflection_contributes_no_learning_text() -> None:
     source = insight_source_for(ctx)
 
     assert source.error_identification is None and source.learning_text is None
+
+
+async def test_reflect_step_refuses_injected_ids_it_cannot_show_to_the_reflector(roles: dict[str, Any]) -> None:
+    ctx = ACEStepContext(sample="s", trace="answered 42", injected_skill_ids=("context-00001",))
+
+    with pytest.raises(ValueError, match=r"\['context-00001'\] were injected but the context carries no skillbook"):
+        await ReflectStep(roles["reflector"])(ctx)
+
+
+async def test_reflect_step_shows_the_injected_skills_to_the_reflector(roles: dict[str, Any]) -> None:
+    book = _book()
+    seen: list[list[str]] = []
+
+    class Recording:
+        async def reflect(self, **kwargs: Any) -> ReflectorOutput:
+            seen.append([skill.id for skill in kwargs["injected_skills"]])
+            return ReflectorOutput.failure("recorded only")
+
+    ctx = ACEStepContext(sample="s", trace="t", injected_skill_ids=("context-00002",), skillbook=book.view())
+
+    await ReflectStep(Recording())(ctx)
+
+    assert seen == [["context-00002"]]
