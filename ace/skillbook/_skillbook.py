@@ -166,6 +166,8 @@ class Skillbook:
                 "decided_at": utc_now(),
                 "similarity_at_decision": float(similarity),
             }
+            # No skill changed, but the saved document did: bump the version like every mutation.
+            self._log.record((), content=False)
 
     @property
     def embedding_model(self) -> str | None:

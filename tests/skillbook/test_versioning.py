@@ -35,6 +35,13 @@ def test_every_mutation_bumps_version_and_reports_the_changed_id(skillbook: Skil
     assert skillbook.changed_ids_since(before) == {changed_id}
 
 
+def test_recording_a_keep_decision_bumps_version_without_reporting_a_changed_skill(skillbook: Skillbook) -> None:
+    before = skillbook.version
+    skillbook.record_keep_decision("context-00001", "harness-00001", reasoning="distinct", similarity=0.91)
+    assert skillbook.version > before
+    assert skillbook.changed_ids_since(before) == frozenset()
+
+
 def test_changed_ids_since_current_version_is_empty(skillbook: Skillbook) -> None:
     assert skillbook.changed_ids_since(skillbook.version) == frozenset()
 
