@@ -50,7 +50,10 @@ class ACE(Runner):
 
     def run(self, samples: Iterable[Sample | str], *, epochs: int = 1, workers: int = 1) -> list[SampleResult]:
         """Answer and learn from every sample, `epochs` times; learning of an epoch finishes before
-        the next epoch starts. A plain string is a `Sample` with that question."""
+        the next epoch starts. A plain string is a `Sample` with that question. Raises TypeError
+        when `samples` is itself a string (it would be read as one sample per character)."""
+        if isinstance(samples, str):
+            raise TypeError(f"samples must be a list of samples or questions, not one string; pass [{samples[:40]!r}]")
         inputs = [sample if isinstance(sample, Sample) else Sample(question=sample) for sample in samples]
         return self.run_epochs(
             inputs, epochs=epochs, workers=workers, make_context=lambda sample: ACEStepContext(sample=sample)

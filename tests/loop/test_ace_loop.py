@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ace.roles import Agent, AgentOutput
 from ace.runners import ACE
 from ace.skillbook import Skillbook
@@ -102,3 +104,11 @@ def test_checkpoints_are_written_every_n_samples(roles: dict[str, Any], tmp_path
     # Learning runs behind the checkpoint step: the 2nd sample's checkpoint may include the 3rd's skill.
     assert 2 <= len(Skillbook.load_from_file(tmp_path / "checkpoint_2.json")) <= 3
     assert len(Skillbook.load_from_file(tmp_path / "latest.json")) == 6
+
+
+def test_a_single_string_of_samples_is_rejected_not_split_into_characters(roles: dict[str, Any]) -> None:
+    ace = ACE.from_roles(**roles)
+
+    with pytest.raises(TypeError, match=r"not one string; pass \['capital of France\?'\]"):
+        ace.run("capital of France?")
+    assert len(ace.skillbook) == 0

@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from ace.runners import TraceAnalyser
 from ace.steps import TraceFileError
 
@@ -60,3 +62,15 @@ def test_in_memory_traces_get_a_content_fingerprint_identity(roles: dict[str, An
     uids = {o.trace_uid for s in analyser.skillbook.skills() for o in s.occurrences}
     assert len(uids) == 1
     assert next(iter(uids)).startswith("content:")
+
+
+def test_a_single_path_or_string_of_traces_is_rejected_with_the_list_form_suggested(
+    roles: dict[str, Any], tmp_path: Path
+) -> None:
+    analyser = _analyser(roles)
+
+    with pytest.raises(TypeError, match="not one str"):
+        analyser.run("results.json")
+    with pytest.raises(TypeError, match="not one [A-Za-z]*Path"):
+        analyser.run(tmp_path / "results.json")
+    assert len(analyser.skillbook) == 0
