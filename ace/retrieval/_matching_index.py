@@ -10,14 +10,13 @@ import numpy as np
 from ace.skillbook import Skill
 
 from ._matching_terms import FieldTerms, TermStatistics, field_terms
-from .embedder import Embedder, EmbeddingError, normalise_rows
+from .embedder import Embedder, checked_embed
 from .rerankers._protocol import match_text
 
 __all__ = [
     "MatchEntry",
     "MatchSnapshot",
     "MatchableSkillbook",
-    "embed_texts",
     "empty_snapshot",
     "refresh_snapshot",
 ]
@@ -89,26 +88,6 @@ def refresh_snapshot(previous: MatchSnapshot, source: MatchableSkillbook, embedd
     return MatchSnapshot(entries, _vectors_for(entries, previous, embedder), _statistics(entries), version)
 
 
-def embed_texts(embedder: Embedder, texts: list[str]) -> np.ndarray:
-    """`embedder.embed(texts)` checked: a `(len(texts), dim)` array of unit rows.
-
-    Raises `EmbeddingError` (the embedder's own exception chained) when the embedder fails, returns
-    another shape, or returns a zero or non-finite row, which would give every cosine the same value.
-    """
-    try:
-        vectors = embedder.embed(texts)
-    except EmbeddingError:
-        raise
-    except Exception as error:
-        raise EmbeddingError(f"{embedder.name} could not embed {len(texts)} text(s): {error}") from error
-    if vectors.shape != (len(texts), embedder.dim):
-        raise EmbeddingError(
-            f"{embedder.name} returned shape {vectors.shape} for {len(texts)} text(s), "
-            f"expected ({len(texts)}, {embedder.dim})"
-        )
-    return normalise_rows(vectors)
-
-
 def _entry_for(skill: Skill) -> MatchEntry:
     return MatchEntry(skill, match_text(skill.issue, skill.keywords), field_terms(skill.issue, skill.keywords))
 
@@ -122,7 +101,7 @@ def _vectors_for(entries: tuple[MatchEntry, ...], previous: MatchSnapshot, embed
     missing = sorted({entry.text for entry in entries if entry.text not in known})
     fresh: dict[str, np.ndarray] = {}
     if missing:
-        fresh = dict(zip(missing, embed_texts(embedder, missing)))
+        fresh = dict(zip(missing, checked_embed(embedder, missing, f"{len(missing)} skill match texts")))
     vectors = np.zeros((len(entries), embedder.dim), dtype=np.float32)
     for row, entry in enumerate(entries):
         old_row = known.get(entry.text)

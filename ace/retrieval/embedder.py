@@ -7,7 +7,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["Embedder", "EmbeddingError", "normalise_rows"]
+__all__ = ["Embedder", "EmbeddingError", "checked_embed", "normalise_rows"]
 
 
 class EmbeddingError(RuntimeError):
@@ -62,3 +62,22 @@ def normalise_rows(vectors: np.ndarray) -> np.ndarray:
             f"vector rows {bad_rows[:10].tolist()} are zero or non-finite and cannot be normalised"
         )
     return matrix / norms
+
+
+def checked_embed(embedder: Embedder, texts: Sequence[str], what: str) -> np.ndarray:
+    """`embedder.embed(texts)`, verified: a `(len(texts), embedder.dim)` float32 array of unit rows.
+
+    `what` names the texts in error messages (e.g. "the query 'refund'"). Raises `EmbeddingError`,
+    with the embedder's own exception chained, when the embedder fails, returns another shape, or
+    returns a zero or non-finite row (which would make every cosine with it the same).
+    """
+    try:
+        vectors = embedder.embed(texts)
+    except Exception as error:
+        raise EmbeddingError(f"{embedder.name} could not embed {what}: {error}") from error
+    expected = (len(texts), embedder.dim)
+    if getattr(vectors, "shape", None) != expected:
+        raise EmbeddingError(
+            f"{embedder.name} returned shape {getattr(vectors, 'shape', None)} for {what}, expected {expected}"
+        )
+    return normalise_rows(vectors)

@@ -14,7 +14,7 @@ from ace.skillbook import Skill, Skillbook, SkillbookView, normalize_keywords
 
 from ._lexical import terms_of
 from ._snapshot import IndexSnapshot, row_for
-from .embedder import Embedder, EmbeddingError, normalise_rows
+from .embedder import Embedder, checked_embed
 from .fusion import reciprocal_rank_fusion
 
 __all__ = ["SearchMode", "SkillIndex", "backing_skillbook"]
@@ -100,7 +100,9 @@ class SkillIndex:
             raise ValueError(f"section must be one of {sorted(_SECTIONS)} or None, got {section!r}")
         wanted_keywords = normalize_keywords(keywords) if keywords else ()
         with logfire.span("retrieval.search", mode=mode, top_k=top_k, section=section):
-            query_vector = None if mode == "lexical" else self._embed_query(query)
+            query_vector = None
+            if mode != "lexical":
+                query_vector = checked_embed(self.embedder, [query], f"the query {query[:80]!r}")[0]
             snapshot, skillbook = self._current()
             if not snapshot.ids:
                 return []
@@ -118,22 +120,6 @@ class SkillIndex:
             ids = [snapshot.ids[candidates[i]] for i in _best_positions(fused, top_k)]
         found = (skillbook.get_skill(skill_id) for skill_id in ids)
         return [skill for skill in found if skill is not None and skill.active]
-
-    def _embed_query(self, query: str) -> np.ndarray:
-        try:
-            vectors = self.embedder.embed([query])
-        except Exception as error:
-            raise EmbeddingError(
-                f"{self.embedder.name} could not embed the query {query[:80]!r}: {error}"
-            ) from error
-        if vectors.shape != (1, self.embedder.dim):
-            raise EmbeddingError(
-                f"{self.embedder.name} returned shape {vectors.shape} for one query, "
-                f"expected (1, {self.embedder.dim})"
-            )
-        # A zero or non-finite query vector would rank every skill alike (in id order) and still
-        # return results: refuse it, as for skill vectors.
-        return normalise_rows(vectors)[0]
 
     def _current(self) -> tuple[IndexSnapshot, Skillbook]:
         skillbook = self._skillbook()
@@ -216,19 +202,8 @@ class SkillIndex:
 
     def _embed_skills(self, skills: Sequence[Skill]) -> np.ndarray:
         with logfire.span("retrieval.embed_skills", count=len(skills), embedder=self.embedder.name):
-            try:
-                vectors = self.embedder.embed([skill.embedding_text() for skill in skills])
-            except Exception as error:
-                raise EmbeddingError(
-                    f"{self.embedder.name} could not embed {len(skills)} skills "
-                    f"({skills[0].id}, ...): {error}"
-                ) from error
-        if vectors.shape != (len(skills), self.embedder.dim):
-            raise EmbeddingError(
-                f"{self.embedder.name} returned shape {vectors.shape} for {len(skills)} skills, "
-                f"expected ({len(skills)}, {self.embedder.dim})"
-            )
-        return normalise_rows(vectors)
+            texts = [skill.embedding_text() for skill in skills]
+            return checked_embed(self.embedder, texts, f"{len(skills)} skills ({skills[0].id}, ...)")
 
     def _store(self, skillbook: Skillbook, version: int, vectors: dict[str, np.ndarray]) -> None:
         """Write `vectors` (made from texts read at `version`) to the skillbook: they persist in its

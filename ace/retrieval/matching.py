@@ -22,12 +22,11 @@ from ._matching_index import (
     MatchableSkillbook,
     MatchEntry,
     MatchSnapshot,
-    embed_texts,
     empty_snapshot,
     refresh_snapshot,
 )
 from ._matching_terms import terms_of
-from .embedder import Embedder
+from .embedder import Embedder, checked_embed
 from .local_embedder import default_embedder
 from .rerankers import FieldAwareReranker, RerankCandidate, Reranker, RerankError
 
@@ -163,7 +162,7 @@ class SkillMatcher:
     ) -> list[tuple[MatchEntry, RerankCandidate]]:
         if not snapshot.entries:
             return []
-        query = embed_texts(self.embedder, [task])
+        query = checked_embed(self.embedder, [task], f"the task {task[:80]!r}")
         # einsum stays single-threaded; `matrix @ vector` wakes multi-threaded BLAS, whose spinning
         # workers cost more CPU than the product itself at this size.
         similarities = np.einsum("ij,j->i", snapshot.vectors, query[0])

@@ -13,7 +13,13 @@ from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import RerankCandidate, RerankError, match_text
 from ace.skillbook import Skillbook
 
-from .fixture_skills import CRASHLOOP, LOCKFILES, RATE_LIMIT, RATE_LIMIT_TWIN, build_acceptance_skillbook
+from .fixture_skills import (
+    CRASHLOOP,
+    LOCKFILES,
+    RATE_LIMIT,
+    RATE_LIMIT_TWIN,
+    build_acceptance_skillbook,
+)
 
 ACTIVE_SKILLS = 8
 DISTINCT_ACTIVE_TEXTS = 7  # the two rate-limit skills share one text
