@@ -34,7 +34,10 @@ class TraceIdentity:
 
 
 def infer_trace_identity(trace: Any, *, metadata: Mapping[str, Any], sample_id: str | None = None) -> TraceIdentity:
-    """Return the identity of `trace` from `metadata`, the trace, `sample_id`, or its content."""
+    """Return the identity of `trace` from `metadata`, the trace, `sample_id`, or its content.
+
+    Raises ValueError when metadata gives a `trace_uid` that is not `source_system:trace_id`.
+    """
     display_name = _text(metadata.get("display_name"))
     explicit = _from_metadata(metadata, display_name)
     if explicit is not None:
@@ -50,8 +53,10 @@ def infer_trace_identity(trace: Any, *, metadata: Mapping[str, Any], sample_id: 
 
 def _from_metadata(metadata: Mapping[str, Any], display_name: str | None) -> TraceIdentity | None:
     uid = _text(metadata.get("trace_uid"))
-    if uid and ":" in uid:
+    if uid:
         system, _, trace_id = uid.partition(":")
+        if not (system and trace_id):
+            raise ValueError(f"metadata trace_uid {uid!r} must be 'source_system:trace_id', e.g. 'crm:{uid}'")
         return TraceIdentity(system, trace_id, display_name)
     trace_id = _text(metadata.get("trace_id"))
     if trace_id:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ace.steps import infer_trace_identity
 
 
@@ -28,3 +30,8 @@ def test_fingerprint_is_stable_and_content_sensitive() -> None:
     other = infer_trace_identity([{"role": "user", "content": "hello"}], metadata={})
     assert first.trace_uid == again.trace_uid != other.trace_uid
     assert first.source_system == "content"
+
+
+def test_an_explicit_trace_uid_without_a_source_system_is_rejected_not_ignored() -> None:
+    with pytest.raises(ValueError, match="trace_uid 'conv-123' must be 'source_system:trace_id'"):
+        infer_trace_identity({"id": "other"}, metadata={"trace_uid": "conv-123"})
