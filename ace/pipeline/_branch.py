@@ -30,8 +30,9 @@ class Branch:
     """A step that runs its children concurrently on the same input context (fork/join).
 
     Every child runs to completion even if another fails; failures are raised together as one
-    `BranchError` listing each (a cancelled run raises `PipelineCancelled` instead). Children
-    cannot contain an async boundary. `requires`/`provides` are the unions of the children's.
+    `BranchError` listing each (a cancelled run raises `PipelineCancelled` instead, noting the
+    other children's failures). Children cannot contain an async boundary. `requires`/`provides`
+    are the unions of the children's.
     """
 
     def __init__(
@@ -89,9 +90,13 @@ class Branch:
                 failures.append((spec.name, outcome))
             elif isinstance(outcome, BaseException):
                 raise outcome
-        for _, error in failures:
-            if isinstance(error, PipelineCancelled):
-                raise error
+        cancelled = next((error for _, error in failures if isinstance(error, PipelineCancelled)), None)
+        if cancelled is not None:
+            # The sample ends as cancelled; the other children's real failures stay visible on it.
+            for child, error in failures:
+                if not isinstance(error, PipelineCancelled):
+                    cancelled.add_note(f"branch child {child!r} also failed: {type(error).__name__}: {error}")
+            raise cancelled
         if failures:
             raise BranchError(failures)
         if callable(self._merge):

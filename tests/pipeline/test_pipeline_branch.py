@@ -6,7 +6,15 @@ from collections.abc import Sequence
 
 from pipeline_helpers import AddOne, AsyncDouble, AsyncProbe, FailOn, NumberContext, contexts
 
-from ace.pipeline import Branch, BranchConflictError, BranchError, Pipeline, StepContext
+from ace.pipeline import (
+    Branch,
+    BranchConflictError,
+    BranchError,
+    CancellationToken,
+    Pipeline,
+    PipelineCancelled,
+    StepContext,
+)
 
 
 class SetField:
@@ -80,3 +88,22 @@ def test_branch_children_may_be_pipelines() -> None:
     branch = Branch(Pipeline([AddOne(), AsyncDouble()], name="double"), SetField("Mark", sample=5))
     [result] = Pipeline([branch]).run(contexts(1), workers=1)
     assert (result.output.y, result.output.sample) == (2, 5)
+
+
+def test_a_cancelled_branch_keeps_the_other_childrens_failures_visible_on_the_error() -> None:
+    token = CancellationToken()
+
+    class CancelRun:
+        requires = frozenset()
+        provides = frozenset()
+
+        async def __call__(self, ctx: NumberContext) -> NumberContext:
+            token.cancel()
+            return ctx
+
+    # "Boom" starts (and passes the cancellation check) before the other child cancels the run.
+    branch = Branch(FailOn({0}, name="Boom"), Pipeline([CancelRun(), AddOne()], name="cancels"))
+    [result] = Pipeline([branch]).run(contexts(1), cancel=token)
+
+    assert isinstance(result.error, PipelineCancelled)
+    assert result.error.__notes__ == ["branch child 'Boom' also failed: ValueError: sample 0 rejected"]
