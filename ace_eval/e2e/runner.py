@@ -39,7 +39,7 @@ class E2EReport:
     skillbook_path: Path
     """The learned skillbook."""
     traces_learned: int
-    """Traces the learning pass succeeded on."""
+    """Traces learned from without a failure (counted once per epoch)."""
     learning_failures: tuple[str, ...]
     """One line per trace nothing was learned from: `<failed step>: <error>`, or a failed reflection."""
     skills: int
