@@ -15,3 +15,13 @@ def test_serve_binds_loopback_port_8765_by_default():
 def test_serve_missing_file_exits_2_without_starting(tmp_path, capsys):
     assert main(["serve", str(tmp_path / "missing.json")]) == 2
     assert "no such skillbook file" in capsys.readouterr().err
+
+
+def test_serve_file_of_another_schema_exits_2_naming_the_file_and_version(tmp_path, capsys):
+    path = tmp_path / "old.json"
+    path.write_text('{"schema_version": "1", "skills": {}}')
+
+    assert main(["serve", str(path)]) == 2
+
+    [line] = capsys.readouterr().err.splitlines()
+    assert "v2 required" in line and str(path) in line and "'1'" in line
