@@ -39,7 +39,8 @@ class ACE(Runner):
     ) -> ACE:
         """Assemble the loop. `matcher` chooses the skills injected per task (default: every
         active skill); `environment` gives feedback (default: none); `options` are the learning
-        tail's (`dedup_manager`, `dedup_interval`, `checkpoint_dir`, `checkpoint_interval`)."""
+        tail's (`reflect_workers`, `dedup_manager`, `dedup_interval`, `checkpoint_dir`,
+        `checkpoint_interval`)."""
         skillbook = skillbook if skillbook is not None else Skillbook()
         head = [AgentStep(agent, skillbook, matcher=matcher), EvaluateStep(environment)]
         pipeline = cls.assemble(

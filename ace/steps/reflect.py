@@ -6,7 +6,10 @@ from ace.roles import ReflectorLike
 from ace.steps._trace_fields import trace_feedback, trace_ground_truth, trace_question
 from ace.steps.context import ACEStepContext
 
-__all__ = ["ReflectStep"]
+__all__ = ["DEFAULT_REFLECT_WORKERS", "ReflectStep"]
+
+DEFAULT_REFLECT_WORKERS = 4
+"""How many reflections run at once unless configured otherwise."""
 
 
 class ReflectStep:
@@ -21,7 +24,7 @@ class ReflectStep:
     provides = frozenset({"reflections"})
     async_boundary = True
 
-    def __init__(self, reflector: ReflectorLike, *, max_workers: int = 4) -> None:
+    def __init__(self, reflector: ReflectorLike, *, max_workers: int = DEFAULT_REFLECT_WORKERS) -> None:
         self._reflector = reflector
         self.max_workers = max_workers
         """How many reflections may run at once."""

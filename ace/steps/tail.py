@@ -12,7 +12,7 @@ from ace.roles import ReflectorLike, SkillManagerLike
 from ace.skillbook import Skillbook
 from ace.steps.checkpoint import CheckpointStep
 from ace.steps.deduplicate import DeduplicateStep
-from ace.steps.reflect import ReflectStep
+from ace.steps.reflect import DEFAULT_REFLECT_WORKERS, ReflectStep
 from ace.steps.update import UpdateStep
 
 __all__ = ["TailOptions", "learning_tail"]
@@ -21,6 +21,8 @@ __all__ = ["TailOptions", "learning_tail"]
 class TailOptions(TypedDict, total=False):
     """The optional background steps of the learning tail (also accepted by the runners)."""
 
+    reflect_workers: int
+    """Reflections running at once (default `DEFAULT_REFLECT_WORKERS`, 4)."""
     dedup_manager: DeduplicationManager | None
     """Consolidate duplicate skills every `dedup_interval` samples (default: no deduplication)."""
     dedup_interval: int
@@ -42,7 +44,8 @@ def learning_tail(
     Put it after whatever produces `ctx.trace` (AgentStep + EvaluateStep, or LoadTracesStep).
     ReflectStep is the async boundary, so these steps run in the background.
     """
-    steps: list[object] = [ReflectStep(reflector), UpdateStep(skill_manager, skillbook)]
+    reflect = ReflectStep(reflector, max_workers=options.get("reflect_workers", DEFAULT_REFLECT_WORKERS))
+    steps: list[object] = [reflect, UpdateStep(skill_manager, skillbook)]
     dedup_manager = options.get("dedup_manager")
     if dedup_manager is not None:
         steps.append(DeduplicateStep(dedup_manager, skillbook, interval=options.get("dedup_interval", 10)))

@@ -83,6 +83,7 @@ def run_e2e(config: E2EConfig, *, log: Any = print) -> E2EReport:
         skill_manager=SkillManager(_model(config, config.skill_manager_model, scripted.scripted_skill_manager)),
         skillbook=skillbook,
         checkpoint_dir=out / "checkpoints",
+        reflect_workers=config.max_workers,
     )
     results = analyser.run([Path(t) for t in traces], epochs=config.epochs, workers=config.max_workers)
     learning_failures = tuple(line for line in map(_learning_failure, results) if line is not None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ace.roles import ReflectorOutput
 from ace.runners import TraceAnalyser
 from ace.steps import TraceFileError
 
@@ -74,3 +76,30 @@ def test_a_single_path_or_string_of_traces_is_rejected_with_the_list_form_sugges
     with pytest.raises(TypeError, match="not one [A-Za-z]*Path"):
         analyser.run(tmp_path / "results.json")
     assert len(analyser.skillbook) == 0
+
+
+class _ConcurrencyProbe:
+    """A reflector that records how many of its calls overlap."""
+
+    def __init__(self) -> None:
+        self.active = self.peak = 0
+
+    async def reflect(self, **kwargs: Any) -> ReflectorOutput:
+        self.active += 1
+        self.peak = max(self.peak, self.active)
+        for _ in range(5):  # yield to the loop so that other reflections can start
+            await asyncio.sleep(0)
+        self.active -= 1
+        return ReflectorOutput.failure("probe only")
+
+
+@pytest.mark.parametrize("reflect_workers", [1, 2])
+def test_reflect_workers_caps_the_reflections_running_at_once(roles: dict[str, Any], reflect_workers: int) -> None:
+    probe = _ConcurrencyProbe()
+    analyser = TraceAnalyser.from_roles(
+        reflector=probe, skill_manager=roles["skill_manager"], reflect_workers=reflect_workers
+    )
+
+    analyser.run([f"trace {index}" for index in range(4)], workers=4)
+
+    assert probe.peak == reflect_workers
