@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -17,6 +18,7 @@ from ace.skillbook import Skillbook
 __all__ = ["ServedSkillbook", "WatchedSkillbook"]
 
 _Signature = tuple[int, int, int]
+logger = logging.getLogger("ace.server")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +61,8 @@ class WatchedSkillbook:
 
     Saves are atomic renames, so a load never sees a half-written file. If a changed file cannot be
     loaded anyway (hand-edited into invalid JSON, deleted), the last good state keeps being served,
-    a warning is logged, and that file state is not retried until the file changes again.
+    a warning naming the error is logged (logger `ace.server`; the reload span records it too), and
+    that file state is not retried until the file changes again.
     """
 
     def __init__(self, path: str | os.PathLike[str], matcher_factory: Callable[[Skillbook], SkillMatcher]) -> None:
@@ -88,17 +91,19 @@ class WatchedSkillbook:
         return self._state
 
     def _reload(self, signature: _Signature) -> None:
-        with logfire.span("skills_api.reload", path=str(self.path)):
+        with logfire.span("skills_api.reload", path=str(self.path)) as span:
             try:
                 if signature == _MISSING:
                     raise FileNotFoundError(f"{self.path} does not exist")
                 skillbook = Skillbook.load_from_file(self.path)
                 self.matcher.rebind(skillbook)
             except Exception as error:  # noqa: BLE001 - any load failure keeps the last good state
-                logfire.warn(
-                    "skillbook {path} could not be reloaded ({error}); serving the last good state",
-                    path=str(self.path),
-                    error=repr(error),
+                span.set_level("warn")
+                span.record_exception(error, escaped=False)
+                # Standard logging too: `ace serve` does not configure logfire, and an unconfigured
+                # logfire drops its records, so the operator would never see that the file is broken.
+                logger.warning(
+                    "skillbook %s could not be reloaded (%r); serving the last good state", self.path, error
                 )
                 self._failed = signature
                 return

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from ace.skillbook import Skillbook
 
 from matching.fixture_skills import PYTEST_UTC, PYTEST_UTC_ISSUE
@@ -55,3 +57,15 @@ def test_broken_file_keeps_the_last_good_state_until_a_valid_save(client, skillb
 
     assert "context-00001" not in ids(client.get("/memory/skills"))
     assert len(ids(client.get("/memory/skills"))) == 7
+
+
+def test_a_failed_reload_is_logged_with_its_error_where_an_operator_sees_it(client, skillbook_path, caplog, capfire):
+    skillbook_path.write_text('{"schema_version": "2", "skills": {')
+
+    with caplog.at_level(logging.WARNING, logger="ace.server"):
+        client.get("/memory/skills")
+
+    [record] = caplog.records
+    assert str(skillbook_path) in record.getMessage() and "not valid JSON" in record.getMessage()
+    [reload_span] = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "skills_api.reload"]
+    assert [event["name"] for event in reload_span["events"]] == ["exception"]
