@@ -33,7 +33,8 @@ from .rerankers import FieldAwareReranker, RerankCandidate, Reranker, RerankErro
 __all__ = ["DEFAULT_FLOOR", "DEFAULT_SHORTLIST_SIZE", "MatchableSkillbook", "SkillMatch", "SkillMatcher"]
 
 DEFAULT_FLOOR = 0.5
-"""Rerank score a skill needs to be returned; every shipped reranker is calibrated so 0.5 decides."""
+"""Rerank score a skill needs to be returned. Calibrated for the default `FieldAwareReranker` (and
+the LLM judge's yes/no midpoint); retune it for a cross-encoder or a hosted rerank model."""
 
 DEFAULT_SHORTLIST_SIZE = 20
 """Skills recalled per task before reranking."""
