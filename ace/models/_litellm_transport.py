@@ -22,8 +22,8 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
     """Serve `POST .../chat/completions` with `litellm.acompletion(**body)`.
 
     The JSON body (model, messages, tools, temperature, ... and any `extra_body` keys such as
-    litellm's `mock_response`) is passed through; `api_base`/`api_key` given here win over nothing
-    else (litellm reads provider credentials from the environment when they are None). Parameters a
+    litellm's `mock_response`) is passed through; `api_base`/`api_key`, when given here, are added
+    to it (when they are None, litellm reads provider credentials from the environment). Parameters a
     provider does not support are dropped by litellm (`drop_params=True`). litellm errors become HTTP
     error responses with litellm's status code, so the OpenAI SDK and pydantic-ai raise their usual
     `ModelHTTPError`. Streaming requests are refused with HTTP 400.

@@ -286,3 +286,17 @@ async def test_default_skill_manager_offers_exactly_the_seed_tools(skillbook: Sk
     assert offered == [
         {"add_skill", "update_skill", "tag_skill", "remove_skill", "search_skills", "read_skill", "finalize"}
     ]
+
+
+async def test_a_tool_rejected_twice_in_a_row_ends_the_session_as_incomplete(
+    script, skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    # pydantic-ai allows one retry per tool (docs/agentic.md); the second rejection in a row ends the run.
+    unknown = [ToolCallPart("read_skill", {"skill_id": "context-09999"})]
+    model = script(unknown, unknown, _finalize())
+
+    with pytest.raises(SkillManagerIncompleteError, match="read_skill") as raised:
+        await _manager(model.model, embedder).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    assert raised.value.operations == ()
+    assert len(model.requests) == 2
