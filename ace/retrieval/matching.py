@@ -85,10 +85,10 @@ class SkillMatcher:
         [0, 1] or a shortlist size below 1. Nothing is embedded until the first match.
         """
         floor = DEFAULT_FLOOR if floor is None else floor
-        if not 0.0 <= floor <= 1.0:
-            raise ValueError(f"floor must be within [0, 1], got {floor!r}")
-        if shortlist_size < 1:
-            raise ValueError(f"shortlist_size must be >= 1, got {shortlist_size!r}")
+        if isinstance(floor, bool) or not isinstance(floor, numbers.Real) or not 0.0 <= floor <= 1.0:
+            raise ValueError(f"floor must be a number within [0, 1], got {floor!r}")
+        if isinstance(shortlist_size, bool) or not isinstance(shortlist_size, int) or shortlist_size < 1:
+            raise ValueError(f"shortlist_size must be an integer >= 1, got {shortlist_size!r}")
         self.embedder = embedder if embedder is not None else default_embedder()
         self.reranker = reranker if reranker is not None else FieldAwareReranker()
         self.floor = floor

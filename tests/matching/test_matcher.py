@@ -140,7 +140,18 @@ def test_blank_task_or_bad_limit_raises_value_error(skillbook, embedder, task, l
         SkillMatcher(skillbook, embedder=embedder).match(task, limit=limit)
 
 
-@pytest.mark.parametrize("settings", [{"floor": 1.5}, {"floor": -0.1}, {"shortlist_size": 0}])
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"floor": 1.5},
+        {"floor": -0.1},
+        {"floor": "0.5"},
+        {"floor": float("nan")},
+        {"shortlist_size": 0},
+        {"shortlist_size": 2.5},
+        {"shortlist_size": True},
+    ],
+)
 def test_out_of_range_settings_raise_value_error(embedder, settings):
     with pytest.raises(ValueError):
         SkillMatcher(build_acceptance_skillbook(), embedder=embedder, **settings)
