@@ -17,7 +17,8 @@ class AgentStep:
 
     With a matcher, the injected skills are the matcher's skills for the question (often none);
     without one, every active skill (`as_prompt()`). `injected_skill_ids` comes from the agent's
-    output — the ids actually rendered — and each gets `used_count + 1`.
+    output — the ids actually rendered — and each gets `used_count + 1`. A matched id missing from
+    `skillbook` (a matcher built on another skillbook) fails the sample with ValueError.
     """
 
     requires = frozenset({"sample"})
@@ -43,5 +44,13 @@ class AgentStep:
         if self._matcher is None:
             return InjectedSkills.from_skillbook(self._skillbook)
         matches = await asyncio.to_thread(self._matcher.match, question, self._match_limit)
-        skills = [self._skillbook.get_skill(match.skill_id) for match in matches]
-        return InjectedSkills.from_skills(skill for skill in skills if skill is not None)
+        skills = []
+        for match in matches:
+            skill = self._skillbook.get_skill(match.skill_id)
+            if skill is None:
+                raise ValueError(
+                    f"the matcher returned skill {match.skill_id!r}, which is not in the skillbook this "
+                    "AgentStep learns into; build the SkillMatcher on that same skillbook"
+                )
+            skills.append(skill)
+        return InjectedSkills.from_skills(skills)

@@ -118,3 +118,15 @@ async def test_reflect_step_shows_the_injected_skills_to_the_reflector(roles: di
     await ReflectStep(Recording())(ctx)
 
     assert seen == [["context-00002"]]
+
+
+def test_a_matcher_built_on_another_skillbook_fails_the_sample_instead_of_dropping_skills(
+    roles: dict[str, Any]
+) -> None:
+    other = _book()
+    ace = ACE.from_roles(**roles, skillbook=Skillbook(), matcher=SkillMatcher(other))
+
+    results = ace.run(["My flight was cancelled, can I get a refund for my basic economy ticket?"])
+
+    assert results[0].failed_at == "AgentStep"
+    assert "'context-00001', which is not in the skillbook" in str(results[0].error)
