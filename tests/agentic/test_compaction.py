@@ -78,3 +78,16 @@ async def test_history_still_over_budget_after_placeholders_is_summarised_by_the
     stages = [span["attributes"].get("stage") for span in capfire.exporter.exported_spans_as_dict()
               if span["name"] == "agent.compaction"]
     assert "summary" in stages
+
+
+async def test_history_over_budget_inside_the_recent_window_is_reported_not_labelled_summarised(
+    capfire: CaptureLogfire,
+):
+    # keep_recent covers the whole history: nothing can be elided or summarised.
+    model, summariser = RecordingModel(), RecordingSummariser()
+    run = await _agent(model, summariser, keep_recent=50).run("read the pages", deps=[BIG, BIG, BIG])
+    assert run.output == "done"
+    assert summariser.prompts == []
+    compactions = [span["attributes"] for span in capfire.exporter.exported_spans_as_dict()
+                   if span["name"] == "agent.compaction"]
+    assert compactions and all(a["stage"] == "tool_returns" and a["over_budget_after"] for a in compactions)
