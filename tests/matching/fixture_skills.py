@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ace.retrieval.embedder import Embedder
-from ace.skillbook import Skillbook
+from ace.skillbook import Skill, Skillbook
 
 CRASHLOOP = "context-00001"
 LOCKFILES = "context-00002"
@@ -94,6 +94,21 @@ def build_acceptance_skillbook() -> Skillbook:
     skillbook.remove_skill(HELM_PENDING, "draft: not yet validated")
     skillbook.remove_skill(PYTEST_UTC, "draft: not yet validated")
     return skillbook
+
+
+ROOM_BOOKING_TASK = "Book a meeting room for Friday's all-hands; the room booking API says the room is double-booked."
+"""A task no acceptance skill applies to, until `add_room_booking_skill` adds the one that does."""
+
+
+def add_room_booking_skill(skillbook: Skillbook) -> Skill:
+    """Add the context skill that applies to ROOM_BOOKING_TASK and return it."""
+    return skillbook.add_skill(
+        "context",
+        "Room booking APIs report 'double-booked' for rooms whose previous meeting ran over because "
+        "cancelled recurring meetings still hold their room reservations.",
+        ["calendar", "room_booking", "double_booked"],
+        insight="Release rooms held by cancelled series before booking.",
+    )
 
 
 class CountingEmbedder:

@@ -18,6 +18,8 @@ from .fixture_skills import (
     PYTEST_UTC_ISSUE,
     RATE_LIMIT,
     RATE_LIMIT_TWIN,
+    ROOM_BOOKING_TASK,
+    add_room_booking_skill,
 )
 
 from ace.retrieval.matching import SkillMatcher
@@ -119,18 +121,11 @@ def test_reranker_changes_the_recall_order_on_a_fixture_task(skillbook, embedder
 
 def test_newly_added_skill_matches_without_a_new_matcher(skillbook, embedder):
     matcher = SkillMatcher(skillbook, embedder=embedder)
-    task = "Book a meeting room for Friday's all-hands; the room booking API says the room is double-booked."
-    assert matcher.match(task) == []
+    assert matcher.match(ROOM_BOOKING_TASK) == []
 
-    added = skillbook.add_skill(
-        "context",
-        "Room booking APIs report 'double-booked' for rooms whose previous meeting ran over because "
-        "cancelled recurring meetings still hold their room reservations.",
-        ["calendar", "room_booking", "double_booked"],
-        insight="Release rooms held by cancelled series before booking.",
-    )
+    added = add_room_booking_skill(skillbook)
 
-    assert ids(matcher.match(task)) == [added.id]
+    assert ids(matcher.match(ROOM_BOOKING_TASK)) == [added.id]
 
 
 def test_soft_removed_skill_stops_matching_without_a_new_matcher(skillbook, embedder):

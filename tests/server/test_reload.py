@@ -6,9 +6,7 @@ import logging
 
 from ace.skillbook import Skillbook
 
-from matching.fixture_skills import PYTEST_UTC, PYTEST_UTC_ISSUE
-
-ROOM_TASK = "Book a meeting room for Friday's all-hands; the room booking API says the room is double-booked."
+from matching.fixture_skills import PYTEST_UTC, PYTEST_UTC_ISSUE, ROOM_BOOKING_TASK, add_room_booking_skill
 
 
 def ids(response) -> list[str]:
@@ -16,15 +14,9 @@ def ids(response) -> list[str]:
 
 
 def test_skill_added_by_a_save_is_listed_and_matched_without_restart(client, skillbook, skillbook_path):
-    assert client.get("/memory/skills", params={"task": ROOM_TASK}).json() == []
+    assert client.get("/memory/skills", params={"task": ROOM_BOOKING_TASK}).json() == []
 
-    added = skillbook.add_skill(
-        "context",
-        "Room booking APIs report 'double-booked' for rooms whose previous meeting ran over because "
-        "cancelled recurring meetings still hold their room reservations.",
-        ["calendar", "room_booking", "double_booked"],
-        insight="Release rooms held by cancelled series before booking.",
-    )
+    added = add_room_booking_skill(skillbook)
     skillbook.save_to_file(skillbook_path)
 
     assert ids(client.get("/memory/skills")) == [
@@ -33,7 +25,7 @@ def test_skill_added_by_a_save_is_listed_and_matched_without_restart(client, ski
         "harness-00001",
         "harness-00002",
     ]
-    assert ids(client.get("/memory/skills", params={"task": ROOM_TASK})) == [added.id]
+    assert ids(client.get("/memory/skills", params={"task": ROOM_BOOKING_TASK})) == [added.id]
 
 
 def test_reactivated_skill_matches_its_own_issue_after_the_file_changes(client, skillbook, skillbook_path):
