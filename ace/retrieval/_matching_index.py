@@ -7,7 +7,7 @@ from typing import Protocol
 
 import numpy as np
 
-from ace.skillbook import Skill
+from ace.skillbook import Skill, skill_id_order
 
 from ._matching_terms import FieldTerms, TermStatistics, field_terms
 from .embedder import Embedder, checked_embed
@@ -84,7 +84,9 @@ def refresh_snapshot(previous: MatchSnapshot, source: MatchableSkillbook, embedd
     else:
         kept = [entry for entry in previous.entries if entry.skill.id not in changed]
         updated = [skill for skill in map(source.get_skill, changed) if skill is not None and skill.active]
-    entries = tuple(sorted([*kept, *map(_entry_for, updated)], key=lambda entry: entry.skill.id))
+    entries = tuple(
+        sorted([*kept, *map(_entry_for, updated)], key=lambda entry: skill_id_order(entry.skill.id))
+    )
     return MatchSnapshot(entries, _vectors_for(entries, previous, embedder), _statistics(entries), version)
 
 

@@ -9,15 +9,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ace.skillbook import skill_id_order
+
 from ._lexical import LexicalIndex, terms_of
 
-__all__ = ["IndexRow", "IndexSnapshot", "id_order", "row_for"]
-
-
-def id_order(skill_id: str) -> tuple[str, int]:
-    """Sort key putting ids in the skillbook's order: by prefix (section), then by number."""
-    prefix, _, number = skill_id.rpartition("-")
-    return (prefix, int(number)) if number.isdigit() else (skill_id, -1)
+__all__ = ["IndexRow", "IndexSnapshot", "row_for"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +38,7 @@ class IndexSnapshot:
     version: int
     """The skillbook version this snapshot reflects."""
     ids: tuple[str, ...]
-    """Active skill ids in `id_order`; row i of every array below is skill `ids[i]`."""
+    """Active skill ids in `skill_id_order`; row i of every array below is skill `ids[i]`."""
     rows: tuple[IndexRow, ...]
     """Per-row text, terms, section and keywords."""
     matrix: np.ndarray
@@ -63,7 +59,7 @@ class IndexSnapshot:
     def build(
         cls, version: int, ids: Sequence[str], rows: Sequence[IndexRow], matrix: np.ndarray
     ) -> IndexSnapshot:
-        """Assemble a snapshot; `ids` must be in `id_order` and aligned with `rows` and `matrix`."""
+        """Assemble a snapshot; `ids` must be in `skill_id_order` and aligned with `rows` and `matrix`."""
         postings: dict[str, list[int]] = {}
         for row_number, row in enumerate(rows):
             for keyword in row.keywords:
@@ -95,7 +91,7 @@ class IndexSnapshot:
         term lists, because every document's BM25 score depends on corpus-wide frequencies.
         """
         kept = [name for name in self.ids if name not in removed and name not in changed]
-        ids = sorted([*kept, *changed], key=id_order)
+        ids = sorted([*kept, *changed], key=skill_id_order)
         position = {name: number for number, name in enumerate(ids)}
         old_position = {name: number for number, name in enumerate(self.ids)}
         # The first vectors fix the width (the empty start snapshot does not know the embedder).

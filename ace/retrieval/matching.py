@@ -18,6 +18,8 @@ from typing import Literal
 import logfire
 import numpy as np
 
+from ace.skillbook import skill_id_order
+
 from ._matching_index import (
     MatchableSkillbook,
     MatchEntry,
@@ -137,7 +139,7 @@ class SkillMatcher:
             scores = _checked_scores(self.reranker, self.reranker.rerank(task, candidates), len(candidates))
             ranked = sorted(
                 ((score, entry) for score, (entry, _) in zip(scores, shortlisted) if score >= self.floor),
-                key=lambda pair: (-pair[0], pair[1].skill.id),
+                key=lambda pair: (-pair[0], skill_id_order(pair[1].skill.id)),
             )[:limit]
             matches = [
                 SkillMatch(
@@ -185,7 +187,7 @@ class SkillMatcher:
                 keyword_overlap=round(coverage(entry.terms.keywords, task_terms), _SCORE_DECIMALS),
             )
             shortlisted.append((entry, candidate))
-        shortlisted.sort(key=lambda pair: (-pair[1].similarity, pair[1].skill_id))
+        shortlisted.sort(key=lambda pair: (-pair[1].similarity, skill_id_order(pair[1].skill_id)))
         return shortlisted[: self.shortlist_size]
 
 

@@ -8,7 +8,14 @@ from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNot
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
 from ace.skillbook._provenance import InsightSource, OperationType, TraceRef
 from ace.skillbook._reports import render_markdown, render_prompt
-from ace.skillbook._skill import MAX_KEYWORD_LENGTH, VALID_SECTIONS, Section, Skill, normalize_keywords
+from ace.skillbook._skill import (
+    MAX_KEYWORD_LENGTH,
+    VALID_SECTIONS,
+    Section,
+    Skill,
+    normalize_keywords,
+    skill_id_order,
+)
 from ace.skillbook._skillbook import Skillbook
 from ace.skillbook._storage import embedding_sidecar_path
 from ace.skillbook._view import SkillbookView
@@ -32,4 +39,5 @@ __all__ = [
     "normalize_keywords",
     "render_markdown",
     "render_prompt",
+    "skill_id_order",
 ]

@@ -21,6 +21,7 @@ __all__ = [
     "VALID_SECTIONS",
     "as_embedding",
     "normalize_keywords",
+    "skill_id_order",
     "utc_now",
 ]
 
@@ -37,6 +38,13 @@ _KEYWORD_SEPARATORS = re.compile(r"[\s\-]+")
 def utc_now() -> str:
     """The current time as an ISO-8601 UTC timestamp (the format of `created_at`/`updated_at`)."""
     return datetime.now(timezone.utc).isoformat()
+
+
+def skill_id_order(skill_id: str) -> tuple[str, int]:
+    """Sort key putting skill ids in skillbook order: by section, then by number (so `context-99999`
+    comes before `context-100000`, which plain string order gets wrong)."""
+    section, _, number = skill_id.rpartition("-")
+    return section, int(number)
 
 
 def normalize_keywords(keywords: Iterable[str]) -> tuple[str, ...]:

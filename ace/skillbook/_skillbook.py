@@ -22,7 +22,7 @@ from ace.skillbook._errors import SkillbookError, SkillNotFoundError
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
 from ace.skillbook._provenance import InsightSource, OperationType
 from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
-from ace.skillbook._skill import VALID_SECTIONS, Skill, as_embedding, utc_now
+from ace.skillbook._skill import VALID_SECTIONS, Skill, as_embedding, skill_id_order, utc_now
 from ace.skillbook._storage import (
     StoredEmbeddings,
     StoredSkillbook,
@@ -39,10 +39,6 @@ from ace.skillbook._view import SkillbookView
 __all__ = ["Skillbook"]
 
 _TAG_COUNTERS = {1: "helpful_count", -1: "harmful_count", 0: "neutral_count"}
-
-
-def _id_order(skill_id: str) -> tuple[str, int]:
-    return skill_id.rsplit("-", 1)[0], id_number(skill_id)
 
 
 def _pair_key(skill_id_a: str, skill_id_b: str) -> str:
@@ -104,7 +100,7 @@ class Skillbook:
         """Skills in id order (context before harness, then by number); only active ones by default."""
         with self._lock:
             if self._order is None:
-                self._order = sorted(self._skills, key=_id_order)
+                self._order = sorted(self._skills, key=skill_id_order)
             ordered = [self._skills[skill_id] for skill_id in self._order]
         return ordered if include_inactive else [s for s in ordered if s.active]
 

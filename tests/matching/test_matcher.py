@@ -220,3 +220,24 @@ def test_boolean_scores_raise_rerank_error(skillbook, embedder):
 
     with pytest.raises(RerankError, match="True"):
         matcher.match(TASK)
+
+
+def test_equal_scores_beyond_99999_skills_sort_by_id_number_not_by_string(embedder):
+    book = Skillbook.from_dict(
+        {
+            "schema_version": "2",
+            "skills": {
+                skill_id: {
+                    "id": skill_id, "section": "harness", "keywords": ["rate_limit"],
+                    "issue": "LLM provider answers HTTP 429 rate-limit errors.",
+                    "created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00",
+                }
+                for skill_id in ("harness-100000", "harness-99999")
+            },
+        }
+    )
+    matcher = SkillMatcher(book, embedder=embedder, reranker=ConstantReranker(0.9))
+
+    in_id_order = ["harness-99999", "harness-100000"]
+    assert [m.skill_id for m in matcher.match("HTTP 429 from the provider", limit=2)] == in_id_order
+    assert [c.skill_id for c in matcher.shortlist("HTTP 429 from the provider")] == in_id_order

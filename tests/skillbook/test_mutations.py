@@ -196,3 +196,19 @@ def test_skill_is_immutable(skillbook: Skillbook) -> None:
 def test_update_with_empty_insight_clears_it_on_a_harness_skill(skillbook: Skillbook) -> None:
     skillbook.update_skill("harness-00001", insight="Back off per provider.")
     assert skillbook.update_skill("harness-00001", insight="").insight is None
+
+
+def test_skills_with_six_digit_ids_come_after_five_digit_ones() -> None:
+    book = Skillbook.from_dict(
+        {
+            "schema_version": "2",
+            "skills": {
+                skill_id: {
+                    "id": skill_id, "section": "harness", "keywords": ["k"], "issue": f"issue {skill_id}",
+                    "created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00",
+                }
+                for skill_id in ("harness-100000", "harness-99999")
+            },
+        }
+    )
+    assert [s.id for s in book.skills()] == ["harness-99999", "harness-100000"]
