@@ -29,6 +29,9 @@ class AgenticConfig:
     message is the request about to be sent (with the tool results the model has not seen yet)."""
     child_budget_fraction: float = 0.5
     """Share of the parent's remaining requests (and tokens) a `recurse` child may use, in (0, 1]."""
+    tool_retries: int = 2
+    """How many `ModelRetry` corrections in a row one tool may send back before the session ends
+    (pydantic-ai's `UnexpectedModelBehavior`); a successful call of the tool resets the count."""
     max_depth: int = 0
     """How deep `recurse` may nest; 0 (the default) offers no `recurse` tool, so a role has exactly
     the tools it registers."""
@@ -44,6 +47,8 @@ class AgenticConfig:
             raise ValueError(f"keep_recent_messages must be >= 1, got {self.keep_recent_messages}")
         if not 0 < self.child_budget_fraction <= 1:
             raise ValueError(f"child_budget_fraction must be in (0, 1], got {self.child_budget_fraction}")
+        if self.tool_retries < 0:
+            raise ValueError(f"tool_retries must be >= 0, got {self.tool_retries}")
         if self.max_depth < 0:
             raise ValueError(f"max_depth must be >= 0, got {self.max_depth}")
 

@@ -166,6 +166,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
             deps_type=self._deps_type,
             output_type=self._output_type,
             tools=tools,
+            retries={"tools": self.config.tool_retries},
             end_strategy="exhaustive",
             capabilities=[ProcessHistory(self._compactor)] if self._compactor is not None else None,
         )

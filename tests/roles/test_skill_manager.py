@@ -288,15 +288,30 @@ async def test_default_skill_manager_offers_exactly_the_seed_tools(skillbook: Sk
     ]
 
 
-async def test_a_tool_rejected_twice_in_a_row_ends_the_session_as_incomplete(
+async def test_a_tool_rejected_more_often_than_tool_retries_ends_the_session_as_incomplete(
     script, skillbook: Skillbook, source: InsightSource, embedder
 ) -> None:
-    # pydantic-ai allows one retry per tool (docs/agentic.md); the second rejection in a row ends the run.
+    # Each tool may be rejected AgenticConfig.tool_retries times in a row (docs/agentic.md).
     unknown = [ToolCallPart("read_skill", {"skill_id": "context-09999"})]
     model = script(unknown, unknown, _finalize())
+    manager = _manager(model.model, embedder, config=AgenticConfig(tool_retries=1))
 
     with pytest.raises(SkillManagerIncompleteError, match="read_skill") as raised:
-        await _manager(model.model, embedder).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+        await manager.update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
 
     assert raised.value.operations == ()
     assert len(model.requests) == 2
+
+
+async def test_default_tool_retries_let_the_model_correct_twice(
+    script, skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    unknown = [ToolCallPart("read_skill", {"skill_id": "context-09999"})]
+    model = script(unknown, unknown, _finalize("gave up on that id"))
+
+    output = await _manager(model.model, embedder).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=source
+    )
+
+    assert output.reasoning == "gave up on that id"
+    assert len(model.requests) == 3
