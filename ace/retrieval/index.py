@@ -208,9 +208,9 @@ class SkillIndex:
     def _store(self, skillbook: Skillbook, version: int, vectors: dict[str, np.ndarray]) -> None:
         """Write `vectors` (made from texts read at `version`) to the skillbook: they persist in its
         `.embeddings.npz` sidecar."""
-        # The skillbook skips vectors of skills whose content changed after `version` (stale).
-        existing = {name: vec for name, vec in vectors.items() if skillbook.get_skill(name) is not None}
-        skillbook.set_embeddings(existing, model=self.embedder.name, computed_at_version=version)
+        # The skillbook skips vectors of skills changed or deleted after `version` (stale); checking
+        # here instead would race with a concurrent purge.
+        skillbook.set_embeddings(vectors, model=self.embedder.name, computed_at_version=version)
 
 
 def _unchanged_vectors(snapshot: IndexSnapshot, excluded: Iterable[str]) -> dict[str, np.ndarray]:

@@ -287,17 +287,27 @@ class Skillbook:
         Not a content change: `updated_at` stays. When `model` differs from `embedding_model`, every
         other skill's embedding is cleared first (vector spaces are never mixed). Pass the `version`
         you read the texts at as `computed_at_version`: vectors of skills whose content changed since
-        are skipped (they would be stale). Returns the ids stored. Raises `SkillNotFoundError` for an
-        unknown id; `SkillbookError` for a bad vector or a dimension that differs from the others.
+        are skipped (they would be stale), and so are skills deleted since. Returns the ids stored.
+        Raises `SkillNotFoundError` for an unknown id; `SkillbookError` for a bad vector or a
+        dimension that differs from the others.
         """
         with logfire.span("skillbook.set_embeddings", model=model, count=len(vectors)), self._lock:
             if not isinstance(model, str) or not model.strip():
                 raise SkillbookError(f"model must name the embedder, got {model!r}")
-            for skill_id in vectors:
-                self._require(skill_id)
-            arrays = {skill_id: as_embedding(vector, repr(skill_id)) for skill_id, vector in vectors.items()}
+            stale = None
             if computed_at_version is not None:
                 stale = self._log.changed_since(computed_at_version, content_only=True)
+            for skill_id in vectors:
+                # A skill purged after the texts were read is stale, not a caller mistake.
+                deleted_since = computed_at_version is not None and (stale is None or skill_id in stale)
+                if skill_id not in self._skills and not deleted_since:
+                    raise SkillNotFoundError(skill_id)
+            arrays = {
+                skill_id: as_embedding(vector, repr(skill_id))
+                for skill_id, vector in vectors.items()
+                if skill_id in self._skills
+            }
+            if computed_at_version is not None:
                 arrays = {k: v for k, v in arrays.items() if stale is not None and k not in stale}
             same_model = model == self._embedding_model
             kept = [s.embedding for s in self._skills.values() if same_model and s.embedding is not None]

@@ -7,7 +7,14 @@ import inspect
 import numpy as np
 import pytest
 
-from ace.skillbook import Skillbook, SkillbookError, SkillbookView, UpdateBatch, UpdateOperation
+from ace.skillbook import (
+    Skillbook,
+    SkillbookError,
+    SkillbookView,
+    SkillNotFoundError,
+    UpdateBatch,
+    UpdateOperation,
+)
 from ace.skillbook._changelog import ChangeLog
 
 
@@ -125,6 +132,20 @@ def test_set_embeddings_skips_vectors_of_skills_changed_since_the_texts_were_rea
         {"context-00001": [1.0], "harness-00001": [2.0]}, model="m", computed_at_version=read_at
     )
     assert stored == {"harness-00001"} and skillbook.get_skill("context-00001").embedding is None
+
+
+def test_set_embeddings_skips_skills_purged_since_the_texts_were_read(skillbook: Skillbook) -> None:
+    read_at = skillbook.version
+    skillbook.purge("context-00001")
+    stored = skillbook.set_embeddings(
+        {"context-00001": [1.0], "harness-00001": [2.0]}, model="m", computed_at_version=read_at
+    )
+    assert stored == {"harness-00001"}
+
+
+def test_set_embeddings_for_an_id_that_never_existed_raises_even_with_a_version(skillbook: Skillbook) -> None:
+    with pytest.raises(SkillNotFoundError, match="context-00099"):
+        skillbook.set_embeddings({"context-00099": [1.0]}, model="m", computed_at_version=skillbook.version)
 
 
 def test_view_reads_like_the_skillbook_and_follows_it(skillbook: Skillbook) -> None:
