@@ -40,7 +40,8 @@ class ReflectorLike(Protocol):
         feedback: str | None = None,
         injected_skills: Sequence[Skill] = (),
     ) -> ReflectorOutput:
-        """Reflect on `trace`; a reflection that could not be made has `failed=True`."""
+        """Reflect on `trace`. A reflector either raises (the sample fails with that error) or
+        returns `failed=True` when no real analysis could be made; it never invents one."""
         ...
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import logfire
 
 from ace.skillbook import Skillbook
+from ace.steps._every import EveryN
 from ace.steps.context import ACEStepContext
 
 __all__ = ["CheckpointStep"]
@@ -25,22 +25,16 @@ class CheckpointStep:
     max_workers = 1
 
     def __init__(self, skillbook: Skillbook, directory: str | Path, *, interval: int = 10) -> None:
-        if interval < 1:
-            raise ValueError(f"checkpoint interval must be >= 1; got {interval}")
+        self._every = EveryN(interval, "checkpoint interval")
         self._skillbook = skillbook
         self._directory = Path(directory)
-        self._interval = interval
-        self._count = 0
-        self._lock = threading.Lock()
         self._directory.mkdir(parents=True, exist_ok=True)
 
     def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
-        with self._lock:
-            self._count += 1
-            if self._count % self._interval:
-                return ctx
-            checkpoint = self._directory / f"checkpoint_{self._count}.json"
-            with logfire.span("ace.checkpoint {path}", path=str(checkpoint)):
-                self._skillbook.save_to_file(checkpoint)
-                self._skillbook.save_to_file(self._directory / "latest.json")
+        with self._every.tick() as count:
+            if count is not None:
+                checkpoint = self._directory / f"checkpoint_{count}.json"
+                with logfire.span("ace.checkpoint {path}", path=str(checkpoint)):
+                    self._skillbook.save_to_file(checkpoint)
+                    self._skillbook.save_to_file(self._directory / "latest.json")
         return ctx

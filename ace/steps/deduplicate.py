@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import threading
-
 from ace.deduplication import DeduplicationManager, DeduplicationReport
 from ace.skillbook import Skillbook
+from ace.steps._every import EveryN
 from ace.steps.context import ACEStepContext
 
 __all__ = ["DeduplicateStep"]
@@ -23,19 +22,14 @@ class DeduplicateStep:
     max_workers = 1
 
     def __init__(self, manager: DeduplicationManager, skillbook: Skillbook, *, interval: int = 10) -> None:
-        if interval < 1:
-            raise ValueError(f"dedup interval must be >= 1; got {interval}")
+        self._every = EveryN(interval, "dedup interval")
         self._manager = manager
         self._skillbook = skillbook
-        self._interval = interval
-        self._count = 0
-        self._lock = threading.Lock()
         self.reports: list[DeduplicationReport] = []
         """The report of every deduplication run so far, in order."""
 
     def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
-        with self._lock:
-            self._count += 1
-            if self._count % self._interval == 0:
+        with self._every.tick() as count:
+            if count is not None:
                 self.reports.append(self._manager.run(self._skillbook))
         return ctx

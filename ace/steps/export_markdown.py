@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 from ace.atomic_write import write_text_atomic
 from ace.skillbook import Skillbook, render_markdown
+from ace.steps._every import EveryN
 from ace.steps.context import ACEStepContext
 
 __all__ = ["ExportMarkdownStep"]
@@ -20,17 +20,12 @@ class ExportMarkdownStep:
     max_workers = 1
 
     def __init__(self, skillbook: Skillbook, path: str | Path, *, interval: int = 1) -> None:
-        if interval < 1:
-            raise ValueError(f"export interval must be >= 1; got {interval}")
+        self._every = EveryN(interval, "export interval")
         self._skillbook = skillbook
         self._path = Path(path)
-        self._interval = interval
-        self._count = 0
-        self._lock = threading.Lock()
 
     def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
-        with self._lock:
-            self._count += 1
-            if self._count % self._interval == 0:
+        with self._every.tick() as count:
+            if count is not None:
                 write_text_atomic(self._path, render_markdown(self._skillbook.skills(include_inactive=True)))
         return ctx

@@ -8,6 +8,7 @@ sample with a `TraceFileError` that names the file and the problem — never an 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import json
 from collections.abc import Iterable, Mapping
@@ -37,8 +38,8 @@ class TraceLocation:
 def load_trace_file(path: str | Path) -> list[Any]:
     """Every trace in `path`, in file order. Raises `TraceFileError` when the file is missing,
     unreadable, malformed, or holds no trace. A tau2 Results file gives `{"task", "simulation"}`
-    dicts, each simulation paired with its task."""
-    return list(_load(Path(path), _stamp(Path(path))))
+    dicts, each simulation paired with its task. The traces are the caller's own copies."""
+    return copy.deepcopy(list(_cached_traces(path)))
 
 
 def trace_locations(paths: Iterable[str | Path]) -> list[TraceLocation]:
@@ -52,7 +53,7 @@ def trace_locations(paths: Iterable[str | Path]) -> list[TraceLocation]:
         files = sorted(p for p in path.rglob("*") if p.suffix in {".json", ".jsonl"}) if path.is_dir() else [path]
         for file in files:
             try:
-                count = len(load_trace_file(file))
+                count = len(_cached_traces(file))
             except TraceFileError:
                 count = 1
             locations.extend(TraceLocation(file, index) for index in range(count))
@@ -76,13 +77,18 @@ class LoadTracesStep:
                     f"{type(location).__name__}"
                 )
             return ctx
-        traces = load_trace_file(location.path)
+        traces = _cached_traces(location.path)
         if location.index >= len(traces):
             raise TraceFileError(
                 f"{location.path} holds {len(traces)} trace(s); index {location.index} does not exist"
             )
         metadata = {"display_name": location.path.name, **ctx.metadata}
-        return ctx.replace(trace=traces[location.index], metadata=metadata)
+        # A copy: the parsed file is cached and shared by every sample that reads from it.
+        return ctx.replace(trace=copy.deepcopy(traces[location.index]), metadata=metadata)
+
+
+def _cached_traces(path: str | Path) -> tuple[Any, ...]:
+    return _load(Path(path), _stamp(Path(path)))
 
 
 def _stamp(path: Path) -> tuple[int, int]:

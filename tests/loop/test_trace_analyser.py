@@ -103,3 +103,17 @@ def test_reflect_workers_caps_the_reflections_running_at_once(roles: dict[str, A
     analyser.run([f"trace {index}" for index in range(4)], workers=4)
 
     assert probe.peak == reflect_workers
+
+
+def test_loaded_traces_are_copies_so_one_sample_cannot_change_another(tmp_path: Path) -> None:
+    from ace.steps import ACEStepContext, LoadTracesStep, TraceLocation, load_trace_file
+
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"id": "t1", "question": "q"}) + "\n")
+    step = LoadTracesStep()
+
+    first = step(ACEStepContext(sample=TraceLocation(path)))
+    first.trace["question"] = "changed"
+    load_trace_file(path)[0]["question"] = "changed too"
+
+    assert step(ACEStepContext(sample=TraceLocation(path))).trace["question"] == "q"
