@@ -7,7 +7,7 @@ asyncio event loop, with sync steps in worker threads. The engine knows nothing 
 
 from ace.pipeline._branch import Branch, MergeFunction, MergeStrategy
 from ace.pipeline._context import CancellationToken, StepContext
-from ace.pipeline._engine import SYNC_STEP_THREADS
+from ace.pipeline._engine import SYNC_STEP_THREADS, run_blocking
 from ace.pipeline._errors import (
     BranchConflictError,
     BranchError,
@@ -39,4 +39,5 @@ __all__ = [
     "StepContext",
     "StepEvent",
     "StepHook",
+    "run_blocking",
 ]

@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 from typing import TypeVar
 
 from ace.pipeline._errors import PipelineError
 
-__all__ = ["SYNC_STEP_THREADS", "engine_loop", "refuse_running_loop", "run_in_thread"]
+__all__ = ["SYNC_STEP_THREADS", "engine_loop", "refuse_running_loop", "run_blocking", "run_in_thread"]
 
 SYNC_STEP_THREADS = 64
 """Threads available to synchronous steps, across all pipelines. More concurrent sync calls than
@@ -67,3 +68,19 @@ def refuse_running_loop(method: str, alternative: str) -> None:
         f"{method}() was called from a running event loop, which it would block; "
         f"use `await {alternative}(...)` instead"
     )
+
+
+def run_blocking(coroutine: Coroutine[Any, Any, _T], *, method: str, alternative: str) -> _T:
+    """Run `coroutine` on the engine's loop and wait for its result, for synchronous callers.
+
+    The same loop serves every blocking call of the process, so clients bound to a loop (HTTP
+    pools, litellm's logging worker) keep working across calls. Raises `PipelineError` (naming
+    `method` and the awaitable `alternative`) when called from a running event loop.
+    """
+    refuse_running_loop(method, alternative)
+    future = asyncio.run_coroutine_threadsafe(coroutine, engine_loop())
+    try:
+        return future.result()
+    except BaseException:
+        future.cancel()  # e.g. KeyboardInterrupt: stop the work instead of orphaning it
+        raise

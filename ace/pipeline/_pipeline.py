@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 import logfire
 
 from ace.pipeline._context import CancellationToken, StepContext
-from ace.pipeline._engine import engine_loop, refuse_running_loop
+from ace.pipeline._engine import refuse_running_loop, run_blocking
 from ace.pipeline._errors import PipelineCancelled, PipelineConfigError, PipelineOrderError
 from ace.pipeline._execution import SAMPLE_RUN, SampleRun, execute_step, execute_steps
 from ace.pipeline._hooks import StepHook, check_hooks
@@ -93,18 +93,13 @@ class Pipeline:
         Runs on the engine's own event loop, where background steps keep going after this
         returns. Raises `PipelineError` if called from a running event loop: await `run_async`.
         """
-        refuse_running_loop("Pipeline.run", "pipeline.run_async")
-        future = asyncio.run_coroutine_threadsafe(
+        return run_blocking(
             self.run_async(
                 contexts, workers=workers, cancel=cancel, before_step=before_step, after_step=after_step
             ),
-            engine_loop(),
+            method="Pipeline.run",
+            alternative="pipeline.run_async",
         )
-        try:
-            return future.result()
-        except BaseException:
-            future.cancel()  # e.g. KeyboardInterrupt: stop the foreground instead of orphaning it
-            raise
 
     async def run_async(
         self,

@@ -8,7 +8,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from ace.pipeline import Pipeline, SampleResult, StepEvent
+from ace.pipeline import Pipeline, SampleResult, StepEvent, run_blocking
 from ace.roles import ReflectorLike, SkillManagerLike
 from ace.skillbook import Skillbook
 from ace.steps import ACEStepContext, TailOptions, learning_tail
@@ -44,6 +44,17 @@ class Runner:
     def run_epochs(
         self, inputs: Sequence[Any], *, epochs: int, workers: int, make_context: Callable[[Any], ACEStepContext]
     ) -> list[SampleResult]:
+        """Blocking form of `run_epochs_async`, on the engine's event loop (the same loop for every
+        call). Raises `PipelineError` when called from a running event loop."""
+        return run_blocking(
+            self.run_epochs_async(inputs, epochs=epochs, workers=workers, make_context=make_context),
+            method=f"{type(self).__name__}.run",
+            alternative=f"{type(self).__name__.lower()}.run_async",
+        )
+
+    async def run_epochs_async(
+        self, inputs: Sequence[Any], *, epochs: int, workers: int, make_context: Callable[[Any], ACEStepContext]
+    ) -> list[SampleResult]:
         """Run `inputs` through the pipeline `epochs` times; epoch e+1 starts only after every
         sample of epoch e has finished learning (the background part). Returns all results, epoch
         by epoch. `make_context(item)` builds an input's base context; epoch fields are filled here.
@@ -72,7 +83,7 @@ class Runner:
                     )
                     for index, item in enumerate(inputs)
                 ]
-                epoch_results = self.pipeline.run(contexts, workers=workers, after_step=count_finished)
-                self.pipeline.wait_for_background()
+                epoch_results = await self.pipeline.run_async(contexts, workers=workers, after_step=count_finished)
+                await self.pipeline.wait_for_background_async()
                 results.extend(epoch_results)
         return results

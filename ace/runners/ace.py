@@ -52,10 +52,22 @@ class ACE(Runner):
     def run(self, samples: Iterable[Sample | str], *, epochs: int = 1, workers: int = 1) -> list[SampleResult]:
         """Answer and learn from every sample, `epochs` times; learning of an epoch finishes before
         the next epoch starts. A plain string is a `Sample` with that question. Raises TypeError
-        when `samples` is itself a string (it would be read as one sample per character)."""
-        if isinstance(samples, str):
-            raise TypeError(f"samples must be a list of samples or questions, not one string; pass [{samples[:40]!r}]")
-        inputs = [sample if isinstance(sample, Sample) else Sample(question=sample) for sample in samples]
-        return self.run_epochs(
-            inputs, epochs=epochs, workers=workers, make_context=lambda sample: ACEStepContext(sample=sample)
-        )
+        when `samples` is itself a string (it would be read as one sample per character), and
+        `PipelineError` inside a running event loop (await `run_async` there)."""
+        return self.run_epochs(_samples(samples), epochs=epochs, workers=workers, make_context=_context_for)
+
+    async def run_async(
+        self, samples: Iterable[Sample | str], *, epochs: int = 1, workers: int = 1
+    ) -> list[SampleResult]:
+        """`run` for async callers, on their event loop."""
+        return await self.run_epochs_async(_samples(samples), epochs=epochs, workers=workers, make_context=_context_for)
+
+
+def _samples(samples: Iterable[Sample | str]) -> list[Sample]:
+    if isinstance(samples, str):
+        raise TypeError(f"samples must be a list of samples or questions, not one string; pass [{samples[:40]!r}]")
+    return [sample if isinstance(sample, Sample) else Sample(question=sample) for sample in samples]
+
+
+def _context_for(sample: Sample) -> ACEStepContext:
+    return ACEStepContext(sample=sample)

@@ -45,14 +45,23 @@ class TraceAnalyser(Runner):
     def run(self, traces: Iterable[Any], *, epochs: int = 1, workers: int = 1) -> list[SampleResult]:
         """Learn from every trace, `epochs` times (epochs are barriers). A file that cannot be read
         fails its own sample with a `TraceFileError`; the other traces are learned from. Raises
-        TypeError when `traces` is a single string or `Path` instead of a list of them."""
-        if isinstance(traces, (str, Path)):
-            raise TypeError(f"traces must be a list of traces or paths, not one {type(traces).__name__}; "
-                            f"pass [{str(traces)[:40]!r}] (and a file as a Path)")
-        inputs: list[Any] = []
-        for trace in traces:
-            inputs.extend(trace_locations([trace]) if isinstance(trace, Path) else [trace])
-        return self.run_epochs(inputs, epochs=epochs, workers=workers, make_context=_context_for)
+        TypeError when `traces` is a single string or `Path` instead of a list of them, and
+        `PipelineError` inside a running event loop (await `run_async` there)."""
+        return self.run_epochs(_inputs(traces), epochs=epochs, workers=workers, make_context=_context_for)
+
+    async def run_async(self, traces: Iterable[Any], *, epochs: int = 1, workers: int = 1) -> list[SampleResult]:
+        """`run` for async callers, on their event loop."""
+        return await self.run_epochs_async(_inputs(traces), epochs=epochs, workers=workers, make_context=_context_for)
+
+
+def _inputs(traces: Iterable[Any]) -> list[Any]:
+    if isinstance(traces, (str, Path)):
+        raise TypeError(f"traces must be a list of traces or paths, not one {type(traces).__name__}; "
+                        f"pass [{str(traces)[:40]!r}] (and a file as a Path)")
+    inputs: list[Any] = []
+    for trace in traces:
+        inputs.extend(trace_locations([trace]) if isinstance(trace, Path) else [trace])
+    return inputs
 
 
 def _context_for(item: Any) -> ACEStepContext:

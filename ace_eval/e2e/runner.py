@@ -29,7 +29,7 @@ from ace_eval.e2e import scripted
 from ace_eval.e2e.config import E2EConfig
 from ace_eval.tau2 import Tau2Metrics, Tau2Run, compute_metrics, load_tasks, run_tasks
 
-__all__ = ["E2EReport", "run_e2e", "skills_block"]
+__all__ = ["E2EReport", "run_e2e", "run_e2e_async", "skills_block"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,11 +59,17 @@ def skills_block(skillbook: Skillbook) -> str:
 
 
 def run_e2e(config: E2EConfig, *, log: Any = print) -> E2EReport:
-    """Run the three phases of the module docstring; `log` receives progress lines.
+    """Run the three phases of the module docstring on one event loop (model clients bound to a
+    loop, such as litellm's, keep working across phases); `log` receives progress lines.
 
     Raises the tau2 harness's errors for an unknown split; a failing simulation or trace is
     reported in the result, never fatal.
     """
+    return asyncio.run(run_e2e_async(config, log=log))
+
+
+async def run_e2e_async(config: E2EConfig, *, log: Any = print) -> E2EReport:
+    """`run_e2e` for async callers, on their event loop."""
     out = config.output_dir
     out.mkdir(parents=True, exist_ok=True)
     failures: list[str] = []
@@ -71,7 +77,7 @@ def run_e2e(config: E2EConfig, *, log: Any = print) -> E2EReport:
     if not traces:
         collection = out / "collection" / "results.json"
         log(f"collecting traces: {config.train_split} split, agent {config.agent_model}, user {config.user_model}")
-        run = _simulate(config, config.train_split, extra_instructions="", output_path=collection)
+        run = await _simulate(config, config.train_split, extra_instructions="", output_path=collection)
         failures += _failure_lines(run, "collection")
         traces = [collection]
 
@@ -85,7 +91,7 @@ def run_e2e(config: E2EConfig, *, log: Any = print) -> E2EReport:
         checkpoint_dir=out / "checkpoints",
         reflect_workers=config.max_workers,
     )
-    results = analyser.run([Path(t) for t in traces], epochs=config.epochs, workers=config.max_workers)
+    results = await analyser.run_async([Path(t) for t in traces], epochs=config.epochs, workers=config.max_workers)
     learning_failures = tuple(line for line in map(_learning_failure, results) if line is not None)
     skillbook_path = out / "skillbook.json"
     skillbook.save_to_file(skillbook_path)
@@ -95,9 +101,9 @@ def run_e2e(config: E2EConfig, *, log: Any = print) -> E2EReport:
     baseline = with_skills = None
     if config.benchmark:
         log(f"benchmark: {config.test_split} split, baseline (no skills)")
-        base_run = _simulate(config, config.test_split, extra_instructions="", output_path=out / "benchmark" / "baseline.json")
+        base_run = await _simulate(config, config.test_split, extra_instructions="", output_path=out / "benchmark" / "baseline.json")
         log(f"benchmark: {config.test_split} split, with the learned skills")
-        ace_run = _simulate(
+        ace_run = await _simulate(
             config, config.test_split, extra_instructions=skills_block(skillbook), output_path=out / "benchmark" / "ace.json"
         )
         failures += _failure_lines(base_run, "baseline") + _failure_lines(ace_run, "ace")
@@ -117,23 +123,21 @@ def run_e2e(config: E2EConfig, *, log: Any = print) -> E2EReport:
     return report
 
 
-def _simulate(config: E2EConfig, split: str, *, extra_instructions: str, output_path: Path) -> Tau2Run:
+async def _simulate(config: E2EConfig, split: str, *, extra_instructions: str, output_path: Path) -> Tau2Run:
     tasks = load_tasks(split)  # type: ignore[arg-type]
     if config.task_limit is not None:
         tasks = tasks[: config.task_limit]
-    return asyncio.run(
-        run_tasks(
-            tasks,
-            agent_model=_model(config, config.agent_model, scripted.scripted_agent),
-            user_model=_model(config, config.user_model, scripted.scripted_user),
-            trials=config.num_trials,
-            workers=config.max_workers,
-            max_steps=config.max_steps,
-            agent_temperature=config.temperature,
-            user_temperature=config.temperature,
-            extra_instructions=extra_instructions,
-            output_path=output_path,
-        )
+    return await run_tasks(
+        tasks,
+        agent_model=_model(config, config.agent_model, scripted.scripted_agent),
+        user_model=_model(config, config.user_model, scripted.scripted_user),
+        trials=config.num_trials,
+        workers=config.max_workers,
+        max_steps=config.max_steps,
+        agent_temperature=config.temperature,
+        user_temperature=config.temperature,
+        extra_instructions=extra_instructions,
+        output_path=output_path,
     )
 
 

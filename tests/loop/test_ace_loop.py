@@ -112,3 +112,16 @@ def test_a_single_string_of_samples_is_rejected_not_split_into_characters(roles:
     with pytest.raises(TypeError, match=r"not one string; pass \['capital of France\?'\]"):
         ace.run("capital of France?")
     assert len(ace.skillbook) == 0
+
+
+async def test_run_async_learns_on_the_callers_loop_and_run_refuses_inside_it(roles: dict[str, Any]) -> None:
+    from ace.pipeline import PipelineError
+
+    ace = ACE.from_roles(**roles)
+
+    results = await ace.run_async(_samples(), epochs=2)
+
+    assert [r.error for r in results] == [None] * 6
+    assert len(ace.skillbook.skills()) == 6
+    with pytest.raises(PipelineError, match=r"ace\.run_async"):
+        ace.run(_samples())

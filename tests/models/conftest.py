@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,3 +48,17 @@ def scripted_llm() -> Iterator[ScriptedLLM]:
         yield handler
     finally:
         litellm.custom_provider_map = saved
+
+
+@pytest.fixture(autouse=True)
+async def _litellm_logging_worker_stopped() -> AsyncIterator[None]:
+    """Stop litellm's global logging worker on the loop it was bound to, before that loop closes.
+
+    Otherwise its tasks outlive the test's event loop and fail a later test with "Event loop is
+    closed" when they are garbage-collected.
+    """
+    yield
+    from litellm.litellm_core_utils.logging_worker import GLOBAL_LOGGING_WORKER
+
+    if getattr(GLOBAL_LOGGING_WORKER, "_bound_loop", None) is asyncio.get_running_loop():
+        await GLOBAL_LOGGING_WORKER.stop(discard_pending=True, timeout=1)
