@@ -99,6 +99,11 @@ class SkillMatcher:
         self._snapshot = empty_snapshot(self.embedder.dim)
         self._refresh_lock = threading.Lock()
 
+    @property
+    def skillbook(self) -> MatchableSkillbook:
+        """The skillbook (or view) this matcher follows."""
+        return self._skillbook
+
     def rebind(self, skillbook: MatchableSkillbook) -> None:
         """Follow another skillbook object (e.g. the same file, reloaded), reusing every vector whose
         text is unchanged. Raises `EmbeddingError` if embedding the new texts fails."""

@@ -11,7 +11,7 @@ from ace.pipeline import SampleResult
 from ace.retrieval.matching import SkillMatcher
 from ace.roles import AgentLike, ReflectorLike, SkillManagerLike
 from ace.runners._runner import Runner
-from ace.skillbook import Skillbook
+from ace.skillbook import Skillbook, SkillbookView
 from ace.steps import ACEStepContext, AgentStep, EvaluateStep, Sample, TailOptions, TaskEnvironment
 
 __all__ = ["ACE"]
@@ -42,6 +42,11 @@ class ACE(Runner):
         tail's (`reflect_workers`, `dedup_manager`, `dedup_interval`, `checkpoint_dir`,
         `checkpoint_interval`)."""
         skillbook = skillbook if skillbook is not None else Skillbook()
+        if matcher is not None and not _follows(matcher, skillbook):
+            raise ValueError(
+                "the matcher follows another skillbook than the one being learned; build it as "
+                "SkillMatcher(skillbook) and pass that same skillbook to from_roles"
+            )
         head = [AgentStep(agent, skillbook, matcher=matcher), EvaluateStep(environment)]
         pipeline = cls.assemble(
             "ACE", head, reflector=reflector, skill_manager=skill_manager, skillbook=skillbook,
@@ -61,6 +66,11 @@ class ACE(Runner):
     ) -> list[SampleResult]:
         """`run` for async callers, on their event loop."""
         return await self.run_epochs_async(_samples(samples), epochs=epochs, workers=workers, make_context=_context_for)
+
+
+def _follows(matcher: SkillMatcher, skillbook: Skillbook) -> bool:
+    followed = matcher.skillbook
+    return followed is skillbook or (isinstance(followed, SkillbookView) and followed.is_view_of(skillbook))
 
 
 def _samples(samples: Iterable[Sample | str]) -> list[Sample]:

@@ -26,6 +26,10 @@ class SkillbookView:
     def __repr__(self) -> str:
         return f"SkillbookView({self._skillbook!r})"
 
+    def is_view_of(self, skillbook: object) -> bool:
+        """Whether this view reads from `skillbook` (without handing out the writable object)."""
+        return self._skillbook is skillbook
+
     def __len__(self) -> int:
         """The number of skills, inactive ones included."""
         return len(self._skillbook)

@@ -11,7 +11,7 @@ from ace.retrieval import SkillMatcher
 from ace.roles import ReflectorOutput
 from ace.runners import ACE
 from ace.skillbook import Skillbook
-from ace.steps import ACEStepContext, ExportMarkdownStep, ReflectStep, Sample, insight_source_for
+from ace.steps import ACEStepContext, AgentStep, ExportMarkdownStep, ReflectStep, Sample, insight_source_for
 
 
 def _book() -> Skillbook:
@@ -120,13 +120,22 @@ async def test_reflect_step_shows_the_injected_skills_to_the_reflector(roles: di
     assert seen == [["context-00002"]]
 
 
-def test_a_matcher_built_on_another_skillbook_fails_the_sample_instead_of_dropping_skills(
+async def test_agent_step_with_a_matcher_on_another_skillbook_fails_instead_of_dropping_skills(
     roles: dict[str, Any]
 ) -> None:
-    other = _book()
-    ace = ACE.from_roles(**roles, skillbook=Skillbook(), matcher=SkillMatcher(other))
+    import pytest
 
-    results = ace.run(["My flight was cancelled, can I get a refund for my basic economy ticket?"])
+    step = AgentStep(roles["agent"], Skillbook(), matcher=SkillMatcher(_book()))
+    ctx = ACEStepContext(sample=Sample(question="My flight was cancelled, can I get a refund for my basic economy ticket?"))
 
-    assert results[0].failed_at == "AgentStep"
-    assert "'context-00001', which is not in the skillbook" in str(results[0].error)
+    with pytest.raises(ValueError, match="'context-00001', which is not in the skillbook"):
+        await step(ctx)
+
+
+def test_a_matcher_on_another_skillbook_is_refused_at_construction(roles: dict[str, Any]) -> None:
+    import pytest
+
+    book = _book()
+    with pytest.raises(ValueError, match="another skillbook"):
+        ACE.from_roles(**roles, skillbook=book, matcher=SkillMatcher(_book()))
+    ACE.from_roles(**roles, skillbook=book, matcher=SkillMatcher(book.view()))
