@@ -9,7 +9,9 @@ from typing import Any
 
 from ace.cli._app import CommandError
 from ace.cli._skillbook_file import load_skillbook
+from ace.retrieval import EmbeddingError
 from ace.retrieval.matching import SkillMatcher
+from ace.retrieval.rerankers import RerankError
 
 __all__ = ["register"]
 
@@ -29,7 +31,10 @@ def _match(args: argparse.Namespace) -> int:
         raise CommandError(f"--limit must be at least 1, got {args.limit}")
     if not args.task.strip():
         raise CommandError("the task text is blank; pass the task to match, e.g. ace match sb.json \"fix the CI\"")
-    matches = SkillMatcher(load_skillbook(args.path)).match(args.task, limit=args.limit)
+    try:
+        matches = SkillMatcher(load_skillbook(args.path)).match(args.task, limit=args.limit)
+    except (EmbeddingError, RerankError) as exc:
+        raise CommandError(f"matching failed: {exc}") from exc
     if args.json:
         print(json.dumps(
             [

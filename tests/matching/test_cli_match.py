@@ -50,3 +50,21 @@ def test_bad_input_exits_2_with_a_one_line_message(skillbook_path, capsys, argum
 
     assert main(argv) == 2
     assert message in capsys.readouterr().err
+
+
+class _BrokenEmbedder:
+    name = "test/broken"
+    dim = 8
+
+    def embed(self, texts):
+        raise ConnectionError("embedding service unreachable")
+
+
+def test_an_embedding_failure_is_a_one_line_error_not_a_traceback(skillbook_path, capsys, monkeypatch):
+    monkeypatch.setattr("ace.retrieval.matching.default_embedder", _BrokenEmbedder)
+
+    assert main(["match", str(skillbook_path), POD_TASK]) == 2
+
+    err = capsys.readouterr().err
+    assert err.startswith("ace: error: matching failed:") and "unreachable" in err
+    assert len(err.strip().splitlines()) == 1
