@@ -61,8 +61,8 @@ class WatchedSkillbook:
 
     Saves are atomic renames, so a load never sees a half-written file. If a changed file cannot be
     loaded anyway (hand-edited into invalid JSON, deleted), the last good state keeps being served,
-    a warning naming the error is logged (logger `ace.server`; the reload span records it too), and
-    that file state is not retried until the file changes again.
+    a warning naming the error is logged (logger `ace.server`; the reload span records it too),
+    `stale` says why, and that file state is not retried until the file changes again.
     """
 
     def __init__(self, path: str | os.PathLike[str], matcher_factory: Callable[[Skillbook], SkillMatcher]) -> None:
@@ -78,7 +78,13 @@ class WatchedSkillbook:
         self.matcher.refresh()
         self._state = ServedSkillbook(skillbook, catalog_json(skillbook), signature)
         self._failed: _Signature | None = None
+        self._stale: str | None = None
         self._lock = threading.Lock()
+
+    @property
+    def stale(self) -> str | None:
+        """Why the file on disk is not what is served (its last reload failed), or None."""
+        return self._stale
 
     def current(self) -> ServedSkillbook:
         """The state of the file as it is now (reloading it first if it changed)."""
@@ -106,6 +112,8 @@ class WatchedSkillbook:
                     "skillbook %s could not be reloaded (%r); serving the last good state", self.path, error
                 )
                 self._failed = signature
+                self._stale = f"{type(error).__name__}: {error}"
                 return
             self._state = ServedSkillbook(skillbook, catalog_json(skillbook), signature)
             self._failed = None
+            self._stale = None

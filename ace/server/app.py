@@ -10,9 +10,10 @@ The file is re-read when it changes on disk (see `WatchedSkillbook`); no restart
 from __future__ import annotations
 
 import os
+from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Response
+from fastapi import FastAPI, HTTPException, Query, Request, Response
 from pydantic import BaseModel
 
 from ace import __version__
@@ -22,7 +23,11 @@ from ace.retrieval.rerankers import Reranker, RerankError
 
 from ._watched import WatchedSkillbook
 
-__all__ = ["MAX_LIMIT", "SkillMatchOut", "SkillSummary", "create_app"]
+__all__ = ["MAX_LIMIT", "STALE_HEADER", "SkillMatchOut", "SkillSummary", "create_app"]
+
+STALE_HEADER = "X-Skillbook-Stale"
+"""Response header present when the served state is not the file on disk (its reload failed); it
+says why."""
 
 MAX_LIMIT = DEFAULT_SHORTLIST_SIZE
 """Largest `limit` accepted: the matcher never reranks more skills than its shortlist."""
@@ -70,6 +75,15 @@ def create_app(
         description="The active skills of a skillbook, and the few that apply to a task.",
     )
     app.state.watched = watched
+
+    @app.middleware("http")
+    async def mark_stale_state(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        response = await call_next(request)
+        if watched.stale is not None:
+            # Clients must be able to tell that they get the last good state, not the file as it is.
+            reason = watched.stale.encode("ascii", "replace").decode("ascii").replace("\n", " ")
+            response.headers[STALE_HEADER] = reason[:300]
+        return response
 
     @app.get(
         "/memory/skills",

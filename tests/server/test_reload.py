@@ -39,16 +39,21 @@ def test_reactivated_skill_matches_its_own_issue_after_the_file_changes(client, 
 
 
 def test_broken_file_keeps_the_last_good_state_until_a_valid_save(client, skillbook, skillbook_path):
-    before = client.get("/memory/skills").content
+    before = client.get("/memory/skills")
     skillbook_path.write_text('{"schema_version": "2", "skills": {')
 
-    assert client.get("/memory/skills").content == before
+    stale = client.get("/memory/skills")
+    assert stale.content == before.content
+    assert "X-Skillbook-Stale" not in before.headers
+    assert stale.headers["X-Skillbook-Stale"].startswith("SkillbookFormatError")
 
     skillbook.remove_skill("context-00001", "obsolete")
     skillbook.save_to_file(skillbook_path)
 
-    assert "context-00001" not in ids(client.get("/memory/skills"))
-    assert len(ids(client.get("/memory/skills"))) == 7
+    fresh = client.get("/memory/skills")
+    assert "context-00001" not in ids(fresh)
+    assert len(ids(fresh)) == 7
+    assert "X-Skillbook-Stale" not in fresh.headers
 
 
 def test_a_failed_reload_is_logged_with_its_error_where_an_operator_sees_it(client, skillbook_path, caplog, capfire):
