@@ -9,7 +9,8 @@ from typing import Any
 
 from ace.cli._app import CommandError
 from ace.cli._skillbook_file import load_skillbook
-from ace.retrieval import EmbeddingError
+from ace.retrieval import EmbeddingError, default_embedder
+from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
 from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import RerankError
 
@@ -31,10 +32,12 @@ def _match(args: argparse.Namespace) -> int:
         raise CommandError(f"--limit must be at least 1, got {args.limit}")
     if not args.task.strip():
         raise CommandError("the task text is blank; pass the task to match, e.g. ace match sb.json \"fix the CI\"")
+    embedder = CachedEmbedder(default_embedder(), match_vector_cache_path(args.path))
     try:
-        matches = SkillMatcher(load_skillbook(args.path)).match(args.task, limit=args.limit)
+        matches = SkillMatcher(load_skillbook(args.path), embedder=embedder).match(args.task, limit=args.limit)
     except (EmbeddingError, RerankError) as exc:
         raise CommandError(f"matching failed: {exc}") from exc
+    embedder.save()
     if args.json:
         print(json.dumps(
             [

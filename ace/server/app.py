@@ -17,6 +17,8 @@ from fastapi import FastAPI, HTTPException, Query, Request, Response
 from pydantic import BaseModel
 
 from ace import __version__
+from ace.retrieval import default_embedder
+from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
@@ -62,13 +64,19 @@ def create_app(
 ) -> FastAPI:
     """The API app for `skillbook_path`; loads the file and builds the match index before returning.
 
-    `embedder`, `reranker` and `floor` are passed to `SkillMatcher` (offline defaults when None).
-    Raises `FileNotFoundError` or `SkillbookFormatError` when the file cannot be loaded.
+    `embedder`, `reranker` and `floor` are passed to `SkillMatcher`. With no `embedder`, the
+    offline default is used and its vectors are cached beside the file (`<stem>.match-vectors.npz`),
+    so a restart does not re-embed every skill. Raises `FileNotFoundError` or
+    `SkillbookFormatError` when the file cannot be loaded.
     """
+    cache = None if embedder is not None else CachedEmbedder(default_embedder(), match_vector_cache_path(skillbook_path))
+    match_embedder = embedder if embedder is not None else cache
     watched = WatchedSkillbook(
         skillbook_path,
-        lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
+        lambda skillbook: SkillMatcher(skillbook, embedder=match_embedder, reranker=reranker, floor=floor),
     )
+    if cache is not None:
+        cache.save()
     app = FastAPI(
         title="ace skills API",
         version=__version__,
@@ -95,6 +103,8 @@ def create_app(
         limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Most skills to return for a task.")] = 3,
     ) -> Response | list[dict[str, Any]]:
         served = watched.current()
+        if cache is not None:
+            cache.save()  # a no-op unless a reload embedded new texts
         if task is None:
             return Response(served.catalog, media_type="application/json")
         if not task.strip():

@@ -61,10 +61,23 @@ class _BrokenEmbedder:
 
 
 def test_an_embedding_failure_is_a_one_line_error_not_a_traceback(skillbook_path, capsys, monkeypatch):
-    monkeypatch.setattr("ace.retrieval.matching.default_embedder", _BrokenEmbedder)
+    monkeypatch.setattr("ace.cli.match.default_embedder", _BrokenEmbedder)
 
     assert main(["match", str(skillbook_path), POD_TASK]) == 2
 
     err = capsys.readouterr().err
     assert err.startswith("ace: error: matching failed:") and "unreachable" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_match_vectors_are_cached_beside_the_skillbook_for_the_next_run(skillbook_path, capsys):
+    cache = skillbook_path.with_name("skillbook.match-vectors.npz")
+
+    assert main(["match", str(skillbook_path), POD_TASK]) == 0
+    first = capsys.readouterr().out
+    assert cache.is_file()
+    written = cache.stat().st_mtime_ns
+
+    assert main(["match", str(skillbook_path), POD_TASK]) == 0
+    assert capsys.readouterr().out == first
+    assert cache.stat().st_mtime_ns == written

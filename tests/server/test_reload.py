@@ -66,3 +66,18 @@ def test_a_failed_reload_is_logged_with_its_error_where_an_operator_sees_it(clie
     assert str(skillbook_path) in record.getMessage() and "not valid JSON" in record.getMessage()
     [reload_span] = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "skills_api.reload"]
     assert [event["name"] for event in reload_span["events"]] == ["exception"]
+
+
+def test_match_vectors_are_cached_beside_the_file_and_follow_new_skills(client, skillbook, skillbook_path):
+    from ace.retrieval.cached_embedder import match_vector_cache_path
+
+    cache = match_vector_cache_path(skillbook_path)
+    assert cache.is_file()
+    before = cache.stat().st_size
+
+    skillbook.add_skill("context", "Helm upgrades fail when a CRD changed between chart versions.",
+                        ["helm", "crd"], "Apply the new CRDs before helm upgrade.")
+    skillbook.save_to_file(skillbook_path)
+    client.get("/memory/skills")
+
+    assert cache.stat().st_size > before
