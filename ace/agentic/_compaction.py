@@ -99,11 +99,13 @@ class HistoryCompactor:
             return None
         first = messages[0]
         assert isinstance(first, ModelRequest)
-        result = await self._summariser.run(
-            render_messages(messages[1:cut]), usage=ctx.usage, usage_limits=UsageLimits(request_limit=None)
-        )
+        # An earlier summary is folded into the new one, so the first request holds one summary at most.
+        earlier = [part for part in first.parts if _is_summary(part)]
+        task_parts = [part for part in first.parts if not _is_summary(part)]
+        text = "\n\n".join([*(_part_text(part) for part in earlier), render_messages(messages[1:cut])])
+        result = await self._summariser.run(text, usage=ctx.usage, usage_limits=UsageLimits(request_limit=None))
         summary = UserPromptPart(f"{SUMMARY_PREFIX}\n{result.output}")
-        return [replace(first, parts=[*first.parts, summary]), *messages[cut:]]
+        return [replace(first, parts=[*task_parts, summary]), *messages[cut:]]
 
     def _summary_cut(self, messages: list[ModelMessage]) -> int | None:
         """Index where the kept tail starts: a model response, so no kept tool return loses its call."""
@@ -113,6 +115,10 @@ class HistoryCompactor:
         if cut <= 1 or not isinstance(messages[0], ModelRequest):
             return None
         return cut
+
+
+def _is_summary(part: object) -> bool:
+    return isinstance(part, UserPromptPart) and isinstance(part.content, str) and part.content.startswith(SUMMARY_PREFIX)
 
 
 def _elide_tool_returns(message: ModelMessage) -> ModelMessage:

@@ -91,3 +91,26 @@ async def test_history_over_budget_inside_the_recent_window_is_reported_not_labe
     compactions = [span["attributes"] for span in capfire.exporter.exported_spans_as_dict()
                    if span["name"] == "agent.compaction"]
     assert compactions and all(a["stage"] == "tool_returns" and a["over_budget_after"] for a in compactions)
+
+
+class LongRecordingModel(RecordingModel):
+    """Like RecordingModel, but fetches six pages before answering."""
+
+    def __call__(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        self.requests.append(list(messages))
+        step = len(self.requests) - 1
+        if step < 6:
+            return ModelResponse(parts=[ToolCallPart("fetch", {"page": step})])
+        return ModelResponse(parts=[TextPart("done")])
+
+
+async def test_repeated_compaction_folds_the_earlier_summary_into_one():
+    model, summariser = LongRecordingModel(), RecordingSummariser()
+    run = await _agent(model, summariser, keep_recent=2).run("read the pages", deps=[BIG] * 6)
+
+    assert run.output == "done"
+    assert len(summariser.prompts) >= 2
+    assert SUMMARY_PREFIX in summariser.prompts[-1]  # the later summary was given the earlier one
+    last = model.requests[-1]
+    assert _text(last[:1]).count(SUMMARY_PREFIX) == 1
+    assert "read the pages" in _text(last[:1])
