@@ -19,7 +19,7 @@ _UNUSED_BASE_URL = "http://litellm.invalid/v1"
 def resolve_model(model: str | Model, *, api_base: str | None = None, api_key: str | None = None) -> Model:
     """Return a pydantic-ai `Model` for `model`.
 
-    - `"test"` -> `TestModel()` (offline, calls every tool then answers).
+    - `"test"` -> `TestModel()` (offline, calls every tool then answers; no api_base/api_key).
     - a `Model` instance -> returned unchanged (`api_base`/`api_key` must then be None).
     - a litellm model string (`"provider/name"` with a provider litellm knows, or a bare name in
       litellm's model map such as `"gpt-4o"`) -> `OpenAIChatModel` served through `litellm.acompletion`,
@@ -36,6 +36,8 @@ def resolve_model(model: str | Model, *, api_base: str | None = None, api_key: s
         raise ModelResolutionError(model, f"expected a model string or a pydantic-ai Model, got {type(model).__name__}")
     name = model.strip()
     if name == TEST_MODEL_NAME:
+        if api_base is not None or api_key is not None:
+            raise ModelResolutionError(model, 'api_base/api_key do not apply to the offline "test" model')
         return TestModel()
     _check_litellm_name(name)
     # Imported here: the OpenAI SDK adds over a second to `import ace.models` for "test"/instance users.

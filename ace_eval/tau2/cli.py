@@ -67,6 +67,8 @@ def _register_run(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--agent-temperature", type=float, default=0.0, help="default 0.0")
     run.add_argument("--user-temperature", type=float, default=0.0, help="default 0.0")
     run.add_argument("--seed", type=int, default=300, help="base seed of the per-trial seeds (default 300)")
+    run.add_argument("--api-base", help="OpenAI-compatible server for both models (e.g. a local llama-server)")
+    run.add_argument("--api-key", help="API key for --api-base (any string for a local server)")
     run.set_defaults(handler=_run)
 
 
@@ -75,7 +77,7 @@ def _run(args: argparse.Namespace) -> int:
         if getattr(args, option) < 1:
             raise CommandError(f"--{option.replace('_', '-')} must be at least 1, got {getattr(args, option)}")
     try:
-        agent, user = resolve_model(args.agent), resolve_model(args.user)
+        agent, user = (resolve_model(name, api_base=args.api_base, api_key=args.api_key) for name in (args.agent, args.user))
         tasks = load_tasks(args.split)
     except (ModelResolutionError, Tau2Error) as exc:
         raise CommandError(str(exc)) from exc

@@ -50,6 +50,11 @@ def test_api_base_with_model_instance_is_rejected_not_ignored():
         resolve_model(TestModel(), api_base="http://127.0.0.1:8080/v1")
 
 
+def test_api_base_with_the_test_model_is_rejected_not_ignored():
+    with pytest.raises(ModelResolutionError, match="api_base"):
+        resolve_model("test", api_base="http://127.0.0.1:8080/v1")
+
+
 @pytest.mark.parametrize("bad", ["nosuchprovider/some-model", "definitely-not-a-model", "openai/", ""])
 def test_invalid_model_string_error_names_it_and_shows_examples(bad: str):
     with pytest.raises(ModelResolutionError) as excinfo:

@@ -111,6 +111,7 @@ def test_run_command_simulates_grades_and_writes_results(tmp_path: Path, capsys:
         (["--task-ids", "99"], "['99']"),
         (["--agent", "nonsense"], "nonsense"),
         (["--workers", "0"], "--workers"),
+        (["--api-base", "http://127.0.0.1:9/v1"], "api_base"),
     ],
 )
 def test_run_command_rejects_bad_input_with_exit_2(
