@@ -12,6 +12,7 @@ from pathlib import Path
 
 import logfire
 
+from ace.retrieval.embedder import EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.skillbook import Skillbook
 
@@ -62,7 +63,8 @@ class WatchedSkillbook:
     Saves are atomic renames, so a load never sees a half-written file. If a changed file cannot be
     loaded anyway (hand-edited into invalid JSON, deleted), the last good state keeps being served,
     a warning naming the error is logged (logger `ace.server`; the reload span records it too),
-    `stale` says why, and that file state is not retried until the file changes again.
+    `stale` says why, and that file state is not retried until the file changes again (a file that
+    loaded but could not be indexed because the embedder failed is retried on the next request).
     """
 
     def __init__(self, path: str | os.PathLike[str], matcher_factory: Callable[[Skillbook], SkillMatcher]) -> None:
@@ -111,7 +113,9 @@ class WatchedSkillbook:
                 logger.warning(
                     "skillbook %s could not be reloaded (%r); serving the last good state", self.path, error
                 )
-                self._failed = signature
+                # A file that does not load is not retried until it changes again; a file that loaded
+                # but could not be indexed (the embedder failed) is retried on the next request.
+                self._failed = signature if not isinstance(error, EmbeddingError) else None
                 self._stale = f"{type(error).__name__}: {error}"
                 return
             self._state = ServedSkillbook(skillbook, catalog_json(skillbook), signature)

@@ -81,3 +81,39 @@ def test_match_vectors_are_cached_beside_the_file_and_follow_new_skills(client, 
     client.get("/memory/skills")
 
     assert cache.stat().st_size > before
+
+
+class FlakyEmbedder:
+    """The default embedder, except that it fails while `down` is set."""
+
+    def __init__(self) -> None:
+        from ace.retrieval import default_embedder
+
+        self.inner = default_embedder()
+        self.name, self.dim = self.inner.name, self.inner.dim
+        self.down = False
+
+    def embed(self, texts):
+        if self.down:
+            raise ConnectionError("embedding service unreachable")
+        return self.inner.embed(texts)
+
+
+def test_a_reload_that_failed_only_on_embedding_is_retried_without_a_new_save(skillbook, skillbook_path):
+    from fastapi.testclient import TestClient
+
+    from ace.server import create_app
+
+    embedder = FlakyEmbedder()
+    client = TestClient(create_app(skillbook_path, embedder=embedder))
+    skillbook.add_skill("context", "Helm upgrades fail when a CRD changed between chart versions.",
+                        ["helm", "crd"], "Apply the new CRDs before helm upgrade.")
+    skillbook.save_to_file(skillbook_path)
+
+    embedder.down = True
+    assert "X-Skillbook-Stale" in client.get("/memory/skills").headers
+    embedder.down = False
+    recovered = client.get("/memory/skills")
+
+    assert "X-Skillbook-Stale" not in recovered.headers
+    assert len(ids(recovered)) == 9
