@@ -61,14 +61,14 @@ class OnnxCrossEncoderReranker:
         """Relevance of each candidate's issue + keywords to `task`, in [0, 1]. Raises RerankError."""
         if not candidates:
             return []
-        encodings = self._tokenizer.encode_batch([(task, candidate.text) for candidate in candidates])
-        columns = {
-            "input_ids": [encoding.ids for encoding in encodings],
-            "attention_mask": [encoding.attention_mask for encoding in encodings],
-            "token_type_ids": [encoding.type_ids for encoding in encodings],
-        }
-        feed = {name: np.array(columns[name], dtype=np.int64) for name in self._inputs}
         try:
+            encodings = self._tokenizer.encode_batch([(task, candidate.text) for candidate in candidates])
+            columns = {
+                "input_ids": [encoding.ids for encoding in encodings],
+                "attention_mask": [encoding.attention_mask for encoding in encodings],
+                "token_type_ids": [encoding.type_ids for encoding in encodings],
+            }
+            feed = {name: np.array(columns[name], dtype=np.int64) for name in self._inputs}
             logits = np.asarray(self._session.run(None, feed)[0], dtype=np.float64)
         except Exception as error:
             raise RerankError(f"{self.name} failed on {len(candidates)} pairs: {error}") from error
