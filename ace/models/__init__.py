@@ -5,6 +5,9 @@ litellm-style `"provider/name"` string (`openai/gpt-4.1-mini`, `anthropic/...`, 
 `ollama/...`, any litellm provider) gives an `OpenAIChatModel` whose HTTP transport calls
 `litellm.acompletion` in-process (see `LiteLLMTransport`). A local OpenAI-compatible server is
 `openai/<served-name>` plus `api_base`.
+
+`metered(model, meter)` wraps any model so that its requests, tokens and cost add up in a
+`UsageMeter`.
 """
 
 from __future__ import annotations
@@ -16,5 +19,6 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from ace.models._errors import ModelResolutionError  # noqa: E402
 from ace.models._litellm_transport import LiteLLMTransport  # noqa: E402
 from ace.models._resolve import resolve_model  # noqa: E402
+from ace.models._usage import UsageMeter, UsageTotals, metered  # noqa: E402
 
-__all__ = ["LiteLLMTransport", "ModelResolutionError", "resolve_model"]
+__all__ = ["LiteLLMTransport", "ModelResolutionError", "UsageMeter", "UsageTotals", "metered", "resolve_model"]

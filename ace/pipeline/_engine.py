@@ -77,7 +77,11 @@ def run_blocking(coroutine: Coroutine[Any, Any, _T], *, method: str, alternative
     pools, litellm's logging worker) keep working across calls. Raises `PipelineError` (naming
     `method` and the awaitable `alternative`) when called from a running event loop.
     """
-    refuse_running_loop(method, alternative)
+    try:
+        refuse_running_loop(method, alternative)
+    except PipelineError:
+        coroutine.close()  # never started: close it so it is not reported as never awaited
+        raise
     future = asyncio.run_coroutine_threadsafe(coroutine, engine_loop())
     try:
         return future.result()

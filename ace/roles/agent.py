@@ -7,12 +7,16 @@ from collections.abc import Sequence
 import logfire
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent as PydanticAgent
+from pydantic_ai import ModelRetry, Tool
 from pydantic_ai.models import Model
+from pydantic_ai.toolsets import FunctionToolset
 
 from ace.models import resolve_model
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput
 from ace.roles.prompts import AGENT_INSTRUCTIONS
+from ace.roles.sample import Sample
+from ace.roles.skill_source import READ_SKILL_DESCRIPTION, READ_SKILL_TOOL, SkillSource, UnknownSkillError
 from ace.skillbook import Skill
 
 __all__ = ["Agent"]
@@ -27,7 +31,8 @@ class Agent:
     """Answers one task per call, with skills rendered into the prompt.
 
     The ids reported in `AgentOutput.injected_skill_ids` are exactly those rendered into the
-    prompt; this role does not touch any counter (the step that calls it bumps `used_count`).
+    prompt (or, with a `SkillSource` in `tool` mode, read through the `read_skill` tool); this
+    role does not touch any counter (the step that calls it bumps `used_count`).
     """
 
     def __init__(self, model: str | Model, *, instructions: str = AGENT_INSTRUCTIONS) -> None:
@@ -42,22 +47,37 @@ class Agent:
         question: str,
         *,
         context: str = "",
-        skills: Sequence[Skill] | InjectedSkills = (),
+        skills: Sequence[Skill] | InjectedSkills | SkillSource = (),
+        sample: Sample | None = None,
     ) -> AgentOutput:
         """Answer `question` given optional `context` and `skills`.
 
-        `skills` is either the skills to render (e.g. the ones matched to the task) or an
-        `InjectedSkills` already rendered (e.g. `InjectedSkills.from_skillbook(view)` for every
-        active skill). Model errors propagate unchanged.
+        `skills` is the skills to render (e.g. the ones matched to the task), an `InjectedSkills`
+        already rendered, or a `SkillSource` asked for the skills of `question` (in `tool` mode the
+        prompt holds the catalog and the agent gets a `read_skill` tool). `sample` is not needed by
+        this agent. Model errors propagate unchanged.
         """
-        injected = skills if isinstance(skills, InjectedSkills) else InjectedSkills.from_skills(skills)
-        with logfire.span("agent.answer", injected_skill_ids=list(injected.skill_ids)):
-            result = await self._agent.run(_user_prompt(question, context, injected))
-        return AgentOutput(
-            answer=result.output.answer,
-            reasoning=result.output.reasoning,
-            injected_skill_ids=injected.skill_ids,
-        )
+        source = skills if isinstance(skills, SkillSource) else None
+        if source is not None:
+            injected = await source.for_task(question)
+        else:
+            injected = skills if isinstance(skills, InjectedSkills) else InjectedSkills.from_skills(skills)
+        toolsets = [_read_skill_toolset(source)] if source is not None and source.injection == "tool" else None
+        with logfire.span("agent.answer", injected_skill_ids=list(injected.skill_ids)) as span:
+            result = await self._agent.run(_user_prompt(question, context, injected), toolsets=toolsets)
+            used = source.used_skill_ids if source is not None else injected.skill_ids
+            span.set_attribute("used_skill_ids", list(used))
+        return AgentOutput(answer=result.output.answer, reasoning=result.output.reasoning, injected_skill_ids=used)
+
+
+def _read_skill_toolset(source: SkillSource) -> FunctionToolset[None]:
+    async def read_skill(skill_id: str) -> str:
+        try:
+            return source.read(skill_id)
+        except UnknownSkillError as exc:
+            raise ModelRetry(str(exc)) from exc
+
+    return FunctionToolset([Tool(read_skill, name=READ_SKILL_TOOL, description=READ_SKILL_DESCRIPTION)])
 
 
 def _user_prompt(question: str, context: str, injected: InjectedSkills) -> str:

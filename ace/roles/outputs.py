@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
 
 from ace.skillbook import UpdateOperation
 
@@ -18,8 +21,12 @@ class AgentOutput:
     reasoning: str
     """How the agent got there, in its own words."""
     injected_skill_ids: tuple[str, ...]
-    """Ids of exactly the skills rendered into the agent's prompt, in prompt order (injection is
-    the ground truth of which skills were used; nothing is parsed from the answer)."""
+    """Ids of exactly the skills the agent was given - rendered into its prompt or read through its
+    `read_skill` tool - in first-use order (injection is the ground truth of which skills were
+    used; nothing is parsed from the answer)."""
+    trace_fields: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    """What a multi-turn agent adds to the trace besides its answer (e.g. a tau2 run's `task` and
+    `simulation`); `EvaluateStep` merges it into `ctx.trace`. Plain JSON data."""
 
 
 @dataclass(frozen=True)
@@ -67,3 +74,6 @@ class SkillManagerOutput:
     """The reasoning the SkillManager gave when it finalized (or why it did nothing)."""
     operations: tuple[UpdateOperation, ...]
     """Every mutation applied to the skillbook during the session, in the order applied."""
+    finished: bool = True
+    """False when the session did not end with `finalize`: a single tool-call pass, or no session
+    at all because every reflection failed. Only a finished session counts as learning."""

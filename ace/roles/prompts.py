@@ -113,11 +113,11 @@ SKILL_MANAGER_RULES = MappingProxyType(
             "labels, add genuinely new ones, drop stale labels that no longer fit."
         ),
         "tag_injected_only": (
-            "Only skills listed in injected_skill_ids were in the agent's prompt. For each "
-            "injected skill that the reflection implicates, decide from the outcome and the "
-            "reflection whether it was helpful (tag_skill delta=1), harmful (delta=-1) or neutral "
-            "(delta=0). Never tag a skill that was not injected, and do not tag an injected skill "
-            "the reflection says nothing about."
+            "Only the skills listed in <injected_skills> were given to the agent in this run. Tag "
+            "each of them once with tag_skill, judged by the run's <outcome> and the reflection: "
+            "helpful (delta=1) when the run succeeded, harmful (delta=-1) when it failed, neutral "
+            "(delta=0) when the reflection shows the skill did not bear on the result. Never tag a "
+            "skill that was not injected."
         ),
         "remove_harmful": (
             "Counters (used, helpful, harmful, neutral) are shown by read_skill and search_skills. "

@@ -7,6 +7,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput, ReflectorOutput, SkillManagerOutput
+from ace.roles.sample import Sample
+from ace.roles.skill_source import SkillSource
 from ace.skillbook import InsightSource, Skill, Skillbook
 
 __all__ = ["AgentLike", "ReflectorLike", "SkillManagerLike"]
@@ -14,16 +16,20 @@ __all__ = ["AgentLike", "ReflectorLike", "SkillManagerLike"]
 
 @runtime_checkable
 class AgentLike(Protocol):
-    """Answers a task with skills injected into its prompt."""
+    """Answers a task with learned skills."""
 
     async def answer(
         self,
         question: str,
         *,
         context: str = "",
-        skills: Sequence[Skill] | InjectedSkills = (),
+        skills: Sequence[Skill] | InjectedSkills | SkillSource = (),
+        sample: Sample | None = None,
     ) -> AgentOutput:
-        """Answer `question`; `injected_skill_ids` of the result are the skills in the prompt."""
+        """Answer `question`. `skills` are the skills to use, or a `SkillSource` to ask for them
+        when the task is known; `sample` is the whole task when the loop runs the agent (agents
+        that need its `metadata` read it there). `injected_skill_ids` of the result are exactly
+        the skills the agent was given."""
         ...
 
 
@@ -58,6 +64,8 @@ class SkillManagerLike(Protocol):
         injected_skill_ids: Sequence[str] = (),
         question_context: str = "",
         progress: str = "",
+        outcome: str = "",
     ) -> SkillManagerOutput:
-        """Mutate `skillbook` from `reflections`; return the audit log of what was done."""
+        """Mutate `skillbook` from `reflections`; `outcome` is the environment's verdict on the run
+        (e.g. its reward), by which injected skills are tagged. Returns the audit log."""
         ...

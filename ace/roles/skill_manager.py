@@ -79,24 +79,27 @@ class SkillManager:
         injected_skill_ids: Sequence[str] = (),
         question_context: str = "",
         progress: str = "",
+        outcome: str = "",
     ) -> SkillManagerOutput:
         """Run one session that turns `reflections` into mutations of `skillbook`.
 
-        Failed reflections (`failed=True`) are never shown to the model; if every reflection
-        failed (or none was given) no session runs and the output has no operations and a
-        reasoning that names the failure reasons. Raises SkillManagerIncompleteError when the
-        session stops before finalize (the skillbook keeps what was already applied).
+        `outcome` (the environment's verdict, e.g. the reward) is shown next to the injected
+        skills, which the model tags by it. Failed reflections (`failed=True`) are never shown to
+        the model; if every reflection failed (or none was given) no session runs and the output
+        has `finished=False`, no operations and a reasoning that names the failure reasons. Raises
+        SkillManagerIncompleteError when the session stops before finalize (the skillbook keeps
+        what was already applied).
         """
         usable = [reflection for reflection in reflections if not reflection.failed]
         if not usable:
-            return SkillManagerOutput(reasoning=_nothing_to_learn(reflections), operations=())
+            return SkillManagerOutput(reasoning=_nothing_to_learn(reflections), operations=(), finished=False)
         deps = SMDeps(
             skillbook=skillbook,
             current_source=source,
             injected_skill_ids=tuple(injected_skill_ids),
             embedder=self._embedder,
         )
-        prompt = _user_prompt(usable, skillbook, source, deps.injected_skill_ids, question_context, progress)
+        prompt = _user_prompt(usable, skillbook, source, deps.injected_skill_ids, question_context, progress, outcome)
         try:
             result = await self._agent.run(prompt, deps=deps)
         except (BudgetExhausted, UnexpectedModelBehavior) as exc:
@@ -106,7 +109,7 @@ class SkillManager:
             ) from exc
         # max_requests=1 is a single tool-call pass: its tool calls ran, finalize may not have.
         reasoning = result.output if result.finished else _SINGLE_PASS_REASONING
-        return SkillManagerOutput(reasoning=reasoning, operations=tuple(deps.operations))
+        return SkillManagerOutput(reasoning=reasoning, operations=tuple(deps.operations), finished=result.finished)
 
 
 async def _finalize(ctx: RunContext[SMDeps], reasoning: str) -> str:
@@ -128,6 +131,7 @@ def _user_prompt(
     injected_skill_ids: tuple[str, ...],
     question_context: str,
     progress: str,
+    outcome: str,
 ) -> str:
     identity = f"trace: {source.trace_uid}"
     if source.sample_question:
@@ -137,6 +141,8 @@ def _user_prompt(
         parts.append(f"<question_context>\n{question_context}\n</question_context>")
     if progress:
         parts.append(f"<progress>\n{progress}\n</progress>")
+    if outcome:
+        parts.append(f"<outcome>\n{outcome}\n</outcome>")
     parts.append(f"<injected_skills>\n{_render_injected(skillbook, injected_skill_ids)}\n</injected_skills>")
     for index, reflection in enumerate(reflections, start=1):
         parts.append(f"<reflection index=\"{index}\">\n{_render_reflection(reflection)}\n</reflection>")

@@ -8,12 +8,15 @@ from typing import Any
 
 from tqdm import tqdm
 
-from ace.pipeline import Pipeline, SampleResult, StepEvent, run_blocking
+from ace.pipeline import Pipeline, SampleResult, StepEvent, StepHook, run_blocking
 from ace.roles import ReflectorLike, SkillManagerLike
 from ace.skillbook import Skillbook
 from ace.steps import ACEStepContext, TailOptions, learning_tail
 
-__all__ = ["Runner"]
+__all__ = ["EpochCallback", "Runner"]
+
+EpochCallback = Callable[[int, list[SampleResult]], None]
+"""Called after each epoch's barrier with the 1-based epoch and that epoch's final results."""
 
 
 class Runner:
@@ -42,32 +45,59 @@ class Runner:
         return Pipeline([*head, *tail, *(extra_steps or ())], name=name)
 
     def run_epochs(
-        self, inputs: Sequence[Any], *, epochs: int, workers: int, make_context: Callable[[Any], ACEStepContext]
+        self,
+        inputs: Sequence[Any],
+        *,
+        epochs: int,
+        workers: int,
+        make_context: Callable[[Any], ACEStepContext],
+        after_step: StepHook | Sequence[StepHook] = (),
+        on_epoch_end: EpochCallback | None = None,
     ) -> list[SampleResult]:
         """Blocking form of `run_epochs_async`, on the engine's event loop (the same loop for every
         call). Raises `PipelineError` when called from a running event loop."""
         return run_blocking(
-            self.run_epochs_async(inputs, epochs=epochs, workers=workers, make_context=make_context),
+            self.run_epochs_async(
+                inputs, epochs=epochs, workers=workers, make_context=make_context,
+                after_step=after_step, on_epoch_end=on_epoch_end,
+            ),
             method=f"{type(self).__name__}.run",
             alternative=f"{type(self).__name__.lower()}.run_async",
         )
 
     async def run_epochs_async(
-        self, inputs: Sequence[Any], *, epochs: int, workers: int, make_context: Callable[[Any], ACEStepContext]
+        self,
+        inputs: Sequence[Any],
+        *,
+        epochs: int,
+        workers: int,
+        make_context: Callable[[Any], ACEStepContext],
+        after_step: StepHook | Sequence[StepHook] = (),
+        on_epoch_end: EpochCallback | None = None,
+        pipeline: Pipeline | None = None,
     ) -> list[SampleResult]:
         """Run `inputs` through the pipeline `epochs` times; epoch e+1 starts only after every
-        sample of epoch e has finished learning (the background part). Returns all results, epoch
-        by epoch. `make_context(item)` builds an input's base context; epoch fields are filled here.
-        A progress bar shows finished samples when stderr is a terminal."""
+        sample of epoch e has finished learning (the background part), and after `on_epoch_end`
+        returned. Returns all results, epoch by epoch. `make_context(item)` builds an input's base
+        context; epoch fields are filled here. `after_step` hooks observe every step (see
+        `Pipeline.run_async`); `pipeline` replaces the runner's own (e.g. its foreground alone).
+        A progress bar shows finished and failed samples when stderr is a terminal."""
         if epochs < 1:
             raise ValueError(f"epochs must be >= 1; got {epochs}")
+        pipeline = pipeline or self.pipeline
         total = len(inputs)
         results: list[SampleResult] = []
-        last = self.pipeline.steps[-1]
+        last = pipeline.steps[-1]
         last_name = getattr(last, "name", type(last).__name__)
-        with tqdm(total=total * epochs, desc=self.pipeline.name, unit="sample", disable=not sys.stderr.isatty()) as bar:
+        hooks = [after_step] if callable(after_step) else list(after_step)
+        with tqdm(total=total * epochs, desc=pipeline.name, unit="sample", disable=not sys.stderr.isatty()) as bar:
+            failed = 0
 
             def count_finished(event: StepEvent) -> None:
+                nonlocal failed
+                if event.error is not None:
+                    failed += 1
+                    bar.set_postfix(failed=failed)
                 if event.error is not None or event.step == last_name:
                     bar.update(1)
 
@@ -83,7 +113,11 @@ class Runner:
                     )
                     for index, item in enumerate(inputs)
                 ]
-                epoch_results = await self.pipeline.run_async(contexts, workers=workers, after_step=count_finished)
-                await self.pipeline.wait_for_background_async()
+                epoch_results = await pipeline.run_async(
+                    contexts, workers=workers, after_step=[count_finished, *hooks]
+                )
+                await pipeline.wait_for_background_async()
+                if on_epoch_end is not None:
+                    on_epoch_end(epoch, epoch_results)
                 results.extend(epoch_results)
         return results

@@ -7,10 +7,10 @@ from typing import Any
 
 from typing_extensions import Unpack
 
-from ace.pipeline import SampleResult
+from ace.pipeline import Pipeline, SampleResult, StepHook, run_blocking
 from ace.retrieval.matching import SkillMatcher
-from ace.roles import AgentLike, ReflectorLike, SkillManagerLike
-from ace.runners._runner import Runner
+from ace.roles import AgentLike, ReflectorLike, SkillInjection, SkillManagerLike
+from ace.runners._runner import EpochCallback, Runner
 from ace.skillbook import Skillbook, SkillbookView
 from ace.steps import ACEStepContext, AgentStep, EvaluateStep, Sample, TailOptions, TaskEnvironment
 
@@ -21,8 +21,14 @@ class ACE(Runner):
     """AgentStep -> EvaluateStep -> ReflectStep -> UpdateStep [-> dedup] [-> checkpoint] [-> extra].
 
     Build it with `ACE.from_roles(...)`; `run(samples, epochs=..., workers=...)` returns one
-    `SampleResult` per sample per epoch; `skillbook` is the skillbook being learned.
+    `SampleResult` per sample per epoch; `evaluate(samples)` answers and judges without learning;
+    `skillbook` is the skillbook being learned.
     """
+
+    def __init__(self, pipeline: Pipeline, skillbook: Skillbook, *, head: Pipeline) -> None:
+        super().__init__(pipeline, skillbook)
+        self.head = head
+        """AgentStep -> EvaluateStep alone: what `evaluate` runs."""
 
     @classmethod
     def from_roles(
@@ -34,38 +40,87 @@ class ACE(Runner):
         environment: TaskEnvironment | None = None,
         skillbook: Skillbook | None = None,
         matcher: SkillMatcher | None = None,
+        skill_injection: SkillInjection | None = None,
+        match_limit: int = 3,
         extra_steps: Sequence[Any] | None = None,
         **options: Unpack[TailOptions],
     ) -> ACE:
-        """Assemble the loop. `matcher` chooses the skills injected per task (default: every
-        active skill); `environment` gives feedback (default: none); `options` are the learning
-        tail's (`reflect_workers`, `dedup_manager`, `dedup_interval`, `checkpoint_dir`,
-        `checkpoint_interval`)."""
+        """Assemble the loop. `skill_injection` says how learned skills reach the agent:
+        `matched` (the default with a `matcher`: the matcher's up to `match_limit` skills for each
+        task), `all` (the default without one: every active skill) or `tool` (a catalog of ids and
+        issues, insights read through a `read_skill` tool). `environment` gives feedback (default:
+        none); `options` are the learning tail's (`reflect_workers`, `dedup_manager`,
+        `dedup_interval`, `checkpoint_dir`, `checkpoint_interval`). Raises ValueError for a matcher
+        on another skillbook or a policy that does not fit the matcher."""
         skillbook = skillbook if skillbook is not None else Skillbook()
         if matcher is not None and not _follows(matcher, skillbook):
             raise ValueError(
                 "the matcher follows another skillbook than the one being learned; build it as "
                 "SkillMatcher(skillbook) and pass that same skillbook to from_roles"
             )
-        head = [AgentStep(agent, skillbook, matcher=matcher), EvaluateStep(environment)]
+        agent_step = AgentStep(agent, skillbook, injection=skill_injection, matcher=matcher, match_limit=match_limit)
+        head = [agent_step, EvaluateStep(environment)]
         pipeline = cls.assemble(
             "ACE", head, reflector=reflector, skill_manager=skill_manager, skillbook=skillbook,
             extra_steps=extra_steps, options=options,
         )
-        return cls(pipeline, skillbook)
+        return cls(pipeline, skillbook, head=Pipeline(head, name="ACE.evaluate"))
 
-    def run(self, samples: Iterable[Sample | str], *, epochs: int = 1, workers: int = 1) -> list[SampleResult]:
+    def run(
+        self,
+        samples: Iterable[Sample | str],
+        *,
+        epochs: int = 1,
+        workers: int = 1,
+        after_step: StepHook | Sequence[StepHook] = (),
+        on_epoch_end: EpochCallback | None = None,
+    ) -> list[SampleResult]:
         """Answer and learn from every sample, `epochs` times; learning of an epoch finishes before
-        the next epoch starts. A plain string is a `Sample` with that question. Raises TypeError
-        when `samples` is itself a string (it would be read as one sample per character), and
-        `PipelineError` inside a running event loop (await `run_async` there)."""
-        return self.run_epochs(_samples(samples), epochs=epochs, workers=workers, make_context=_context_for)
+        the next epoch starts. A plain string is a `Sample` with that question. `after_step` hooks
+        observe every step; `on_epoch_end(epoch, results)` runs after each epoch's learning (e.g.
+        to checkpoint). Raises TypeError when `samples` is itself a string (it would be read as
+        one sample per character), and `PipelineError` inside a running event loop (await
+        `run_async` there)."""
+        return self.run_epochs(
+            _samples(samples), epochs=epochs, workers=workers, make_context=_context_for,
+            after_step=after_step, on_epoch_end=on_epoch_end,
+        )
 
     async def run_async(
-        self, samples: Iterable[Sample | str], *, epochs: int = 1, workers: int = 1
+        self,
+        samples: Iterable[Sample | str],
+        *,
+        epochs: int = 1,
+        workers: int = 1,
+        after_step: StepHook | Sequence[StepHook] = (),
+        on_epoch_end: EpochCallback | None = None,
     ) -> list[SampleResult]:
         """`run` for async callers, on their event loop."""
-        return await self.run_epochs_async(_samples(samples), epochs=epochs, workers=workers, make_context=_context_for)
+        return await self.run_epochs_async(
+            _samples(samples), epochs=epochs, workers=workers, make_context=_context_for,
+            after_step=after_step, on_epoch_end=on_epoch_end,
+        )
+
+    def evaluate(
+        self, samples: Iterable[Sample | str], *, workers: int = 1, after_step: StepHook | Sequence[StepHook] = ()
+    ) -> list[SampleResult]:
+        """Answer and judge every sample once, without learning: AgentStep (skills injected by the
+        same policy, `used_count` counted) -> EvaluateStep. One result per sample; its
+        `output.trace` holds the verdict. Raises as `run` does."""
+        return run_blocking(
+            self.evaluate_async(samples, workers=workers, after_step=after_step),
+            method="ACE.evaluate",
+            alternative="ace.evaluate_async",
+        )
+
+    async def evaluate_async(
+        self, samples: Iterable[Sample | str], *, workers: int = 1, after_step: StepHook | Sequence[StepHook] = ()
+    ) -> list[SampleResult]:
+        """`evaluate` for async callers, on their event loop."""
+        return await self.run_epochs_async(
+            _samples(samples), epochs=1, workers=workers, make_context=_context_for,
+            after_step=after_step, pipeline=self.head,
+        )
 
 
 def _follows(matcher: SkillMatcher, skillbook: Skillbook) -> bool:

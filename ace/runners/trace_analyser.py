@@ -8,9 +8,9 @@ from typing import Any
 
 from typing_extensions import Unpack
 
-from ace.pipeline import SampleResult
+from ace.pipeline import SampleResult, StepHook
 from ace.roles import ReflectorLike, SkillManagerLike
-from ace.runners._runner import Runner
+from ace.runners._runner import EpochCallback, Runner
 from ace.skillbook import Skillbook
 from ace.steps import ACEStepContext, LoadTracesStep, TailOptions, TraceLocation, trace_locations
 
@@ -42,16 +42,38 @@ class TraceAnalyser(Runner):
         )
         return cls(pipeline, skillbook)
 
-    def run(self, traces: Iterable[Any], *, epochs: int = 1, workers: int = 1) -> list[SampleResult]:
+    def run(
+        self,
+        traces: Iterable[Any],
+        *,
+        epochs: int = 1,
+        workers: int = 1,
+        after_step: StepHook | Sequence[StepHook] = (),
+        on_epoch_end: EpochCallback | None = None,
+    ) -> list[SampleResult]:
         """Learn from every trace, `epochs` times (epochs are barriers). A file that cannot be read
-        fails its own sample with a `TraceFileError`; the other traces are learned from. Raises
-        TypeError when `traces` is a single string or `Path` instead of a list of them, and
-        `PipelineError` inside a running event loop (await `run_async` there)."""
-        return self.run_epochs(_inputs(traces), epochs=epochs, workers=workers, make_context=_context_for)
+        fails its own sample with a `TraceFileError`; the other traces are learned from. Hooks as
+        in `ACE.run`. Raises TypeError when `traces` is a single string or `Path` instead of a list
+        of them, and `PipelineError` inside a running event loop (await `run_async` there)."""
+        return self.run_epochs(
+            _inputs(traces), epochs=epochs, workers=workers, make_context=_context_for,
+            after_step=after_step, on_epoch_end=on_epoch_end,
+        )
 
-    async def run_async(self, traces: Iterable[Any], *, epochs: int = 1, workers: int = 1) -> list[SampleResult]:
+    async def run_async(
+        self,
+        traces: Iterable[Any],
+        *,
+        epochs: int = 1,
+        workers: int = 1,
+        after_step: StepHook | Sequence[StepHook] = (),
+        on_epoch_end: EpochCallback | None = None,
+    ) -> list[SampleResult]:
         """`run` for async callers, on their event loop."""
-        return await self.run_epochs_async(_inputs(traces), epochs=epochs, workers=workers, make_context=_context_for)
+        return await self.run_epochs_async(
+            _inputs(traces), epochs=epochs, workers=workers, make_context=_context_for,
+            after_step=after_step, on_epoch_end=on_epoch_end,
+        )
 
 
 def _inputs(traces: Iterable[Any]) -> list[Any]:

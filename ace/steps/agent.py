@@ -1,11 +1,9 @@
-"""AgentStep: the agent answers the sample with the skills that apply injected into its prompt."""
+"""AgentStep: the agent answers the sample with the learned skills its injection policy hands out."""
 
 from __future__ import annotations
 
-import asyncio
-
 from ace.retrieval.matching import SkillMatcher
-from ace.roles import AgentLike, InjectedSkills
+from ace.roles import AgentLike, SkillInjection, SkillSource
 from ace.skillbook import Skillbook
 from ace.steps.context import ACEStepContext, Sample
 
@@ -13,44 +11,60 @@ __all__ = ["AgentStep"]
 
 
 class AgentStep:
-    """Answer `ctx.sample` (a `Sample`) with injected skills; record which ones and count their use.
+    """Answer `ctx.sample` (a `Sample`) with learned skills; record which ones and count their use.
 
-    With a matcher, the injected skills are the matcher's skills for the question (often none);
-    without one, every active skill (`as_prompt()`). `injected_skill_ids` comes from the agent's
-    output — the ids actually rendered — and each gets `used_count + 1`. A matched id missing from
-    `skillbook` (a matcher built on another skillbook) fails the sample with ValueError.
+    Each sample gets its own `SkillSource` over `skillbook` with the step's `injection` policy
+    (`matched`: the matcher's skills for the task, often none; `all`: every active skill; `tool`:
+    a catalog plus a `read_skill` tool). The agent asks the source for skills when it knows the
+    task. `injected_skill_ids` are the ids the agent reports; each must have been handed out by the
+    source (an agent claiming another fails the sample with ValueError), and each gets
+    `used_count + 1`.
     """
 
     requires = frozenset({"sample"})
     provides = frozenset({"agent_output", "injected_skill_ids"})
 
     def __init__(
-        self, agent: AgentLike, skillbook: Skillbook, *, matcher: SkillMatcher | None = None, match_limit: int = 3
+        self,
+        agent: AgentLike,
+        skillbook: Skillbook,
+        *,
+        injection: SkillInjection | None = None,
+        matcher: SkillMatcher | None = None,
+        match_limit: int = 3,
     ) -> None:
+        """`injection` defaults to `matched` with a matcher and `all` without one. Raises
+        ValueError for a policy that does not fit the matcher (see `SkillSource`)."""
         self._agent = agent
         self._skillbook = skillbook
+        self._injection: SkillInjection = injection or ("matched" if matcher is not None else "all")
         self._matcher = matcher
         self._match_limit = match_limit
+        self._new_source()  # validates the policy now, not at the first sample
+
+    @property
+    def injection(self) -> SkillInjection:
+        """The injection policy of this step."""
+        return self._injection
 
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
         if not isinstance(ctx.sample, Sample):
             raise TypeError(f"AgentStep needs a Sample as ctx.sample; got {type(ctx.sample).__name__}")
-        injected = await self._skills_for(ctx.sample.question)
-        output = await self._agent.answer(ctx.sample.question, context=ctx.sample.context, skills=injected)
+        source = self._new_source()
+        output = await self._agent.answer(
+            ctx.sample.question, context=ctx.sample.context, skills=source, sample=ctx.sample
+        )
+        handed_out = set(source.used_skill_ids)
+        claimed = [skill_id for skill_id in output.injected_skill_ids if skill_id not in handed_out]
+        if claimed:
+            raise ValueError(
+                f"the agent reported skills {claimed} as injected, but its SkillSource never handed them "
+                f"out (it handed out {sorted(handed_out) or 'none'}); report source.used_skill_ids"
+            )
         self._skillbook.mark_used(output.injected_skill_ids)
         return ctx.replace(agent_output=output, injected_skill_ids=output.injected_skill_ids)
 
-    async def _skills_for(self, question: str) -> InjectedSkills:
-        if self._matcher is None:
-            return InjectedSkills.from_skillbook(self._skillbook)
-        matches = await asyncio.to_thread(self._matcher.match, question, self._match_limit)
-        skills = []
-        for match in matches:
-            skill = self._skillbook.get_skill(match.skill_id)
-            if skill is None:
-                raise ValueError(
-                    f"the matcher returned skill {match.skill_id!r}, which is not in the skillbook this "
-                    "AgentStep learns into; build the SkillMatcher on that same skillbook"
-                )
-            skills.append(skill)
-        return InjectedSkills.from_skills(skills)
+    def _new_source(self) -> SkillSource:
+        return SkillSource(
+            self._skillbook.view(), injection=self._injection, matcher=self._matcher, match_limit=self._match_limit
+        )

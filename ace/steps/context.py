@@ -6,24 +6,10 @@ import dataclasses
 from typing import Any
 
 from ace.pipeline import StepContext
-from ace.roles import AgentOutput, ReflectorOutput, SkillManagerOutput
+from ace.roles import AgentOutput, ReflectorOutput, Sample, SkillManagerOutput
 from ace.skillbook import SkillbookView
 
 __all__ = ["ACEStepContext", "Sample"]
-
-
-@dataclasses.dataclass(frozen=True)
-class Sample:
-    """One task for the agent."""
-
-    question: str
-    """The task text the agent answers."""
-    context: str = ""
-    """Extra information given with the question."""
-    ground_truth: str | None = None
-    """The expected answer, when known (environments may use it to give feedback)."""
-    id: str | None = None
-    """A stable identifier; it becomes the trace id of the sample's provenance."""
 
 
 @dataclasses.dataclass(frozen=True)

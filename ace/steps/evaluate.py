@@ -37,7 +37,9 @@ class EvaluateStep:
     """Turn the agent's answer plus the environment's verdict into `ctx.trace` (a dict).
 
     The trace holds question, context, answer, reasoning, feedback, ground_truth, metrics and the
-    injected skill ids — everything the Reflector needs to analyse the sample.
+    injected skill ids — everything the Reflector needs to analyse the sample — plus the agent's
+    own `trace_fields` (e.g. a multi-turn run's conversation). A trace field named like one of the
+    standard fields fails the sample with ValueError (it would hide the environment's verdict).
     """
 
     requires = frozenset({"sample", "agent_output", "injected_skill_ids"})
@@ -68,4 +70,8 @@ class EvaluateStep:
         }
         if sample.id is not None:
             trace["id"] = sample.id
+        clashes = sorted(set(output.trace_fields) & set(trace))
+        if clashes:
+            raise ValueError(f"the agent's trace_fields {clashes} clash with the trace's own fields; rename them")
+        trace.update(output.trace_fields)
         return ctx.replace(trace=trace)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ace.roles import SkillManagerLike
 from ace.skillbook import InsightSource, Skillbook
-from ace.steps._trace_fields import trace_question
+from ace.steps._trace_fields import trace_feedback, trace_question
 from ace.steps.context import ACEStepContext, Sample
 from ace.steps.trace_identity import infer_trace_identity
 
@@ -33,6 +33,8 @@ def insight_source_for(ctx: ACEStepContext) -> InsightSource:
 class UpdateStep:
     """Run one SkillManager session for the sample; the skillbook is mutated when it returns.
 
+    The SkillManager is shown the run's outcome (the trace's feedback) next to the injected skills.
+
     `max_workers = 1`: updates are serialised, so each session sees the previous one's skills.
     """
 
@@ -52,5 +54,6 @@ class UpdateStep:
             injected_skill_ids=ctx.injected_skill_ids,
             question_context=trace_question(ctx),
             progress=f"epoch {ctx.epoch}/{ctx.total_epochs}, sample {ctx.step_index + 1}/{ctx.total_steps}",
+            outcome=trace_feedback(ctx.trace) or "",
         )
         return ctx.replace(skill_manager_output=output)

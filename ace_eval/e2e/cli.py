@@ -1,4 +1,9 @@
-"""`ace-eval e2e`: the command line of the end-to-end run (see `ace_eval.e2e.runner`)."""
+"""`ace-eval e2e` and `ace-eval verify`: the command lines of the end-to-end run (see `ace_eval.e2e.runner`).
+
+Exit codes: 0 when every phase ran without a failure and the run folder verifies; 1 when a trace
+or a simulation failed (or verify found a problem) - the reports are still written and the failures
+are printed, with their count, before the tables; 2 for bad input, before any model is called.
+"""
 
 from __future__ import annotations
 
@@ -9,10 +14,15 @@ from pathlib import Path
 import logfire
 
 from ace.cli import CommandError
+from ace.roles import SKILL_INJECTIONS
 from ace_eval.e2e.config import E2EConfig
+from ace_eval.e2e.paired import format_paired
+from ace_eval.e2e.preflight import OFFLINE_MODELS, E2EInputError
+from ace_eval.e2e.report import exit_status, write_reports
 from ace_eval.e2e.runner import E2EReport, run_e2e
 from ace_eval.e2e.scripted import SCRIPTED
-from ace_eval.tau2 import Tau2Error, format_metrics
+from ace_eval.e2e.verify import verify_run
+from ace_eval.tau2 import Tau2Error
 
 __all__ = ["register"]
 
@@ -20,35 +30,52 @@ _MODEL_HELP = 'model string (litellm style, e.g. openai/gpt-4.1-mini) or "script
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    """Add the `e2e` command."""
+    """Add the `e2e` and `verify` commands."""
     parser = subparsers.add_parser(
         "e2e",
-        help="learn a skillbook from tau2-bench airline traces, then benchmark it",
+        help="learn a skillbook on tau2-bench airline with the ACE loop, then benchmark it",
         description=(
-            "Collect tau2 airline traces on the train split (or read recorded ones with --traces), "
-            "learn a skillbook from them, then benchmark the test split without and with the skills. "
-            "With no model options every role runs on offline scripted models: that exercises the "
-            "whole loop without a key, but it measures plumbing, not learning."
+            "Learn a skillbook online on the train split (or offline from recorded traces with --traces), "
+            "then benchmark the test split without and with the skills, paired on the same tasks and trials. "
+            "With no model options every role runs on offline scripted models: that exercises the whole loop "
+            "without a key, but it measures plumbing, not learning. Exit 0: no failure; 1: a trace or "
+            "simulation failed; 2: bad input."
         ),
     )
     parser.add_argument("--benchmark", default="tau-bench-airline", choices=["tau-bench-airline"])
-    parser.add_argument("--traces", nargs="+", type=Path, default=[], help="tau2 Results files or folders")
+    parser.add_argument("--traces", nargs="+", type=Path, default=[], help="tau2 Results files or folders (offline learning)")
     parser.add_argument("--output-dir", type=Path, help="run folder (default: results/e2e/run_<id>)")
     for role in ("agent", "user", "reflector", "skill-manager"):
         parser.add_argument(f"--{role}-model", default=SCRIPTED, help=_MODEL_HELP)
     parser.add_argument("--reflector-type", choices=["rr", "simple"], default="rr")
     parser.add_argument("--api-base", help="OpenAI-compatible server for the non-scripted models")
     parser.add_argument("--api-key", help="API key for --api-base")
+    parser.add_argument("--skill-injection", choices=SKILL_INJECTIONS, default="matched",
+                        help="matched: the skills matched to the user's first message (default); all: every "
+                             "active skill; tool: ids and issues listed, insights read with a read_skill tool")
+    parser.add_argument("--skills-limit", type=_positive, default=3, help="most skills 'matched' injects (default 3)")
+    parser.add_argument("--train-epochs", type=_positive,
+                        help="passes over the train split (default 2), or over --traces (default 1)")
     parser.add_argument("--num-trials", type=_positive, default=1)
     parser.add_argument("--max-num-steps", type=_positive, default=200)
     parser.add_argument("--max-workers", type=_positive, default=4)
-    parser.add_argument("--epochs", type=_positive, default=1)
     parser.add_argument("--task-limit", type=_positive, help="use only the first N tasks of each split")
     parser.add_argument("--temperature", type=float, default=0.0)
     parser.add_argument("--no-benchmark", action="store_true", help="stop after learning the skillbook")
+    parser.add_argument("--allow-test-overlap", action="store_true",
+                        help="learn from --traces that hold test-split tasks although the benchmark runs on them")
     parser.add_argument("--logfire", action="store_true", help="send spans to Logfire (needs LOGFIRE_TOKEN)")
     parser.add_argument("--verbose", action="store_true", help="also print per-task tables")
     parser.set_defaults(handler=_run)
+
+    verify = subparsers.add_parser(
+        "verify",
+        help="check an e2e run folder (skillbook shape, embeddings, counters vs recorded injections)",
+        description="Seed 000's smoke checks on RUN_DIR/skillbook.json plus counters consistent with the "
+                    "injections recorded in RUN_DIR/train/. Exit 0 when it passes, 1 naming the failing skill ids.",
+    )
+    verify.add_argument("run_dir", type=Path, metavar="RUN_DIR")
+    verify.set_defaults(handler=_verify)
 
 
 def _positive(text: str) -> int:
@@ -59,14 +86,6 @@ def _positive(text: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.logfire:
-        logfire.configure(send_to_logfire="if-token-present", service_name="ace-eval", console=False, inspect_arguments=False)
-        logfire.instrument_pydantic_ai()
-    else:
-        logfire.configure(send_to_logfire=False, console=False, inspect_arguments=False)
-    for path in args.traces:
-        if not path.exists():
-            raise CommandError(f"--traces {path}: no such file or folder")
     config = E2EConfig(
         output_dir=args.output_dir or Path("results") / "e2e" / f"run_{secrets.token_hex(6)}",
         traces=tuple(args.traces),
@@ -77,35 +96,69 @@ def _run(args: argparse.Namespace) -> int:
         reflector_type=args.reflector_type,
         api_base=args.api_base,
         api_key=args.api_key,
+        skill_injection=args.skill_injection,
+        skills_limit=args.skills_limit,
         task_limit=args.task_limit,
         num_trials=args.num_trials,
         max_steps=args.max_num_steps,
         max_workers=args.max_workers,
-        epochs=args.epochs,
+        train_epochs=args.train_epochs,
         benchmark=not args.no_benchmark,
+        allow_test_overlap=args.allow_test_overlap,
         temperature=args.temperature,
     )
-    scripted_roles = [name for name in ("agent", "user", "reflector", "skill_manager")
-                      if getattr(config, f"{name}_model") == SCRIPTED]
-    if scripted_roles:
-        print(f"note: {', '.join(scripted_roles)} run on offline scripted models (not LLMs); "
-              "the numbers below measure the plumbing, not learning")
+    _configure_logfire(args.logfire)
+    offline = [role for role in config.running_roles() if config.model_of(role) in OFFLINE_MODELS]
+    if offline:
+        print(f"note: {', '.join(offline)} run on offline scripted models (not LLMs): this run measures the "
+              "plumbing of the loop, not learning")
     try:
         report = run_e2e(config)
-    except Tau2Error as exc:
+    except (E2EInputError, Tau2Error) as exc:
         raise CommandError(str(exc)) from exc
-    _print_report(report, verbose=args.verbose)
-    print(f"run folder: {config.output_dir}")
-    return 0
+    problems = verify_run(config.output_dir)
+    write_reports(report, problems=problems)
+    _print_report(report, problems, verbose=args.verbose)
+    return exit_status(report, problems)
 
 
-def _print_report(report: E2EReport, *, verbose: bool) -> None:
-    for line in report.learning_failures + report.simulation_failures:
-        print(f"failure: {line}")
-    print(f"skillbook: {report.skills} active skills learned from {report.traces_learned} traces "
-          f"-> {report.skillbook_path}")
-    for label, metrics in (("baseline (no skills)", report.baseline), ("with learned skills", report.with_skills)):
-        if metrics is None:
-            continue
-        text = format_metrics(metrics)
-        print(f"\n== {label} ==\n" + (text if verbose else "\n".join(text.splitlines()[: 1 + len(metrics.pass_hat_k)])))
+def _verify(args: argparse.Namespace) -> int:
+    if not args.run_dir.is_dir():
+        raise CommandError(f"{args.run_dir}: no such run folder")
+    problems = verify_run(args.run_dir)
+    for problem in problems:
+        print(f"problem: {problem}")
+    print(f"verify {args.run_dir}: {'ok' if not problems else f'{len(problems)} problem(s)'}")
+    return 1 if problems else 0
+
+
+def _configure_logfire(send: bool) -> None:
+    if send:
+        logfire.configure(send_to_logfire="if-token-present", service_name="ace-eval", console=False, inspect_arguments=False)
+        logfire.instrument_pydantic_ai()
+    else:
+        logfire.configure(send_to_logfire=False, console=False, inspect_arguments=False)
+
+
+def _print_report(report: E2EReport, problems: list[str], *, verbose: bool) -> None:
+    failures = report.failures
+    if failures:
+        print(f"\n{len(failures)} failure(s):")
+        for line in failures:
+            print(f"failure: {line}")
+    for problem in problems:
+        print(f"verify problem: {problem}")
+    failed = len(report.learning) - report.traces_learned - report.traces_nothing_learned
+    print(f"\nskillbook: {report.skills} active skills -> {report.skillbook_path}")
+    print(f"traces: {len(report.learning)}; learned from {report.traces_learned}, nothing learned "
+          f"{report.traces_nothing_learned}, failed {failed}")
+    if report.paired is not None:
+        print(f"\n== benchmark: {report.config.test_split} split, paired ==\n{format_paired(report.paired)}")
+        if verbose:
+            from ace_eval.tau2 import format_metrics
+
+            for label, metrics in (("baseline", report.paired.baseline), ("with skills", report.paired.with_skills)):
+                print(f"\n== {label} ==\n{format_metrics(metrics)}")
+    if report.plumbing_only:
+        print("\nplumbing only: scripted roles do not read their skills, so both rows are equal by design")
+    print(f"run folder: {report.config.output_dir} (report.md, report.json, summary.json)")

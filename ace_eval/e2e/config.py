@@ -1,4 +1,4 @@
-"""What an `ace-eval e2e` run does: its models, data, and limits."""
+"""What an `ace-eval e2e` run does: its models, data, injection policy and limits."""
 
 from __future__ import annotations
 
@@ -6,19 +6,28 @@ import dataclasses
 from pathlib import Path
 from typing import Literal
 
+from ace.roles import SkillInjection
 from ace_eval.e2e.scripted import SCRIPTED
 
-__all__ = ["E2EConfig"]
+__all__ = ["ROLES", "E2EConfig", "Role"]
+
+Role = Literal["agent", "user", "reflector", "skill_manager"]
+"""The four roles of a run, each with its own model."""
+ROLES: tuple[Role, ...] = ("agent", "user", "reflector", "skill_manager")
+"""The roles in the order they are reported."""
 
 
 @dataclasses.dataclass(frozen=True)
 class E2EConfig:
-    """Settings of one end-to-end run: collect (or read) traces, learn a skillbook, benchmark it."""
+    """Settings of one end-to-end run: learn a skillbook (online on the train split, or from recorded
+    traces), then benchmark it against the same agent without skills."""
 
     output_dir: Path
-    """The run's folder (collection/, checkpoints/, skillbook.json, benchmark/, summary.json)."""
+    """The run's folder (train/, checkpoints/, skillbook.json, benchmark/, train_log.jsonl,
+    summary.json, report.json, report.md)."""
     traces: tuple[Path, ...] = ()
-    """tau2 Results files (or folders of them) to learn from; empty: collect them on the train split."""
+    """tau2 Results files (or folders of them) to learn from offline; empty: learn online by
+    running the train split."""
     agent_model: str = SCRIPTED
     """The airline agent's model string ("scripted": the offline rule-based agent)."""
     user_model: str = SCRIPTED
@@ -33,21 +42,47 @@ class E2EConfig:
     """Base URL of an OpenAI-compatible server, for every model that is not scripted."""
     api_key: str | None = None
     """API key for `api_base`."""
+    skill_injection: SkillInjection = "matched"
+    """How learned skills reach the agent: `matched` (the SkillMatcher's skills for the user's first
+    message), `all` (every active skill) or `tool` (ids and issues listed, insights read with a
+    `read_skill` tool)."""
+    skills_limit: int = 3
+    """Most skills `matched` injects per simulation."""
     train_split: str = "train"
-    """Split whose tasks are simulated to collect traces (when `traces` is empty)."""
+    """Split whose tasks are run to learn online (when `traces` is empty)."""
     test_split: str = "test"
     """Split the benchmark runs on."""
     task_limit: int | None = None
     """Use only the first N tasks of each split (quick runs)."""
     num_trials: int = 1
-    """Trials per task, for collection and benchmark (pass^k needs k <= trials)."""
+    """Trials per task, for training and benchmark (pass^k needs k <= trials)."""
     max_steps: int = 200
     """Step limit of one simulation (upstream default 200)."""
     max_workers: int = 4
     """Simulations (and reflections) running at once."""
-    epochs: int = 1
-    """Passes over the traces while learning."""
+    train_epochs: int | None = None
+    """Passes over the train split (or the traces), each with the skills learned so far; None: 2
+    when learning online, 1 from recorded traces."""
     benchmark: bool = True
-    """Run the benchmark (baseline vs learned skillbook) after learning."""
+    """Run the paired benchmark (baseline vs learned skills) after learning."""
+    allow_test_overlap: bool = False
+    """Learn from `traces` that hold test-split tasks even though the benchmark runs on them."""
     temperature: float = 0.0
     """Sampling temperature of agent and user."""
+
+    @property
+    def epochs(self) -> int:
+        """The number of training epochs this run makes (`train_epochs` or its default)."""
+        if self.train_epochs is not None:
+            return self.train_epochs
+        return 1 if self.traces else 2
+
+    def model_of(self, role: Role) -> str:
+        """The model string of `role`."""
+        return str(getattr(self, f"{role}_model"))
+
+    def running_roles(self) -> tuple[Role, ...]:
+        """The roles that run in this invocation: agent and user only when they simulate
+        (online learning or a benchmark); reflector and SkillManager always."""
+        simulating = not self.traces or self.benchmark
+        return tuple(role for role in ROLES if simulating or role in ("reflector", "skill_manager"))

@@ -1,200 +1,318 @@
-"""`run_e2e`: collect tau2 traces (or read recorded ones), learn a skillbook, benchmark it.
+"""`run_e2e`: learn a skillbook with the product's own loop, then benchmark it, and say what happened.
 
-1. Collection: with no `traces`, the agent (no skills) runs the train split; the tau2 Results file
-   lands in `collection/results.json`.
-2. Learning: `TraceAnalyser` (Reflector or RecursiveReflector + SkillManager) over every simulation,
-   checkpointing to `checkpoints/`; the skillbook is saved to `skillbook.json` (+ `.embeddings.npz`).
-3. Benchmark: the test split twice — baseline (no skills) and ACE (the learned skills appended to the
-   agent's system prompt) — graded with the upstream reward; pass^k with bootstrap CIs.
-Everything is summarised in `summary.json`.
+0. Preflight (`preflight.py`): settings, roles, credentials, recorded traces - before any model call.
+1. Learning. Online (no `traces`): `ACE.from_roles(agent=Tau2Agent, environment=Tau2Environment,
+   ...)` runs the train split for N epochs; each simulation gets the skills learned so far by the
+   injection policy, is graded, reflected on with the reward as feedback, and curated (the
+   SkillManager tags the injected skills by the outcome). Offline (`traces`): `TraceAnalyser` over
+   the recorded simulations. One checkpoint per epoch; `skillbook.json` at the end.
+2. Benchmark: `ACE.evaluate` on the test split twice, on the same tasks and trials - baseline (an
+   empty skillbook) and with a copy of the learned skillbook under the same policy - then a paired
+   comparison.
+3. `report.py` writes summary.json, report.json and report.md; `verify.py` checks the run folder.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
 
-from ace.atomic_write import write_text_atomic
-from ace.models import resolve_model
+from ace.models import UsageMeter, UsageTotals, metered, resolve_model
 from ace.pipeline import SampleResult
+from ace.retrieval import SkillMatcher, skill_index
 from ace.roles import RecursiveReflector, Reflector, SkillManager
-from ace.runners import TraceAnalyser
+from ace.runners import ACE, TraceAnalyser
 from ace.skillbook import Skillbook
 from ace_eval.e2e import scripted
-from ace_eval.e2e.config import E2EConfig
-from ace_eval.tau2 import Tau2Metrics, Tau2Run, compute_metrics, load_tasks, run_tasks
+from ace_eval.e2e.config import ROLES, E2EConfig, Role
+from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of
+from ace_eval.e2e.paired import PairedComparison, TrialOutcome, paired_comparison
+from ace_eval.e2e.preflight import OFFLINE_MODELS, check_config, load_traces
+from ace_eval.tau2 import Task, load_tasks
+from ace_eval.tau2.ace_task import ResultsLog, Tau2Agent, Tau2Environment, tau2_samples
+from ace_eval.tau2.runner import run_info
 
-__all__ = ["E2EReport", "run_e2e", "run_e2e_async", "skills_block"]
+__all__ = ["E2EReport", "PhaseRecord", "run_e2e", "run_e2e_async"]
+
+_SCRIPTED_FACTORIES: dict[Role, Callable[[], Model]] = {
+    "agent": scripted.scripted_agent,
+    "user": scripted.scripted_user,
+    "skill_manager": scripted.scripted_skill_manager,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class PhaseRecord:
+    """Wall time and model usage of one phase of the run."""
+
+    name: str
+    """`learning` or `benchmark: baseline` / `benchmark: with skills`."""
+    seconds: float
+    """Wall-clock duration."""
+    usage: dict[str, UsageTotals]
+    """Per role that made requests in the phase: requests, tokens, cost."""
 
 
 @dataclasses.dataclass(frozen=True)
 class E2EReport:
-    """What a run produced (all paths are inside the run folder)."""
+    """What a run produced and what went wrong (paths are inside `config.output_dir`)."""
 
+    config: E2EConfig
+    """The run's settings."""
     skillbook_path: Path
     """The learned skillbook."""
-    traces_learned: int
-    """Traces learned from without a failure (counted once per epoch)."""
-    learning_failures: tuple[str, ...]
-    """One line per trace nothing was learned from: `<failed step>: <error>`, or a failed reflection."""
     skills: int
     """Active skills in the learned skillbook."""
-    baseline: Tau2Metrics | None
-    """Benchmark without skills (None with benchmark off)."""
-    with_skills: Tau2Metrics | None
-    """Benchmark with the learned skills."""
-    simulation_failures: tuple[str, ...]
-    """Simulations that raised (collection and benchmark), reported rather than scored."""
+    learning: tuple[SampleOutcome, ...]
+    """Every learning sample (per epoch): learned, nothing learned, or failed and why."""
+    paired: PairedComparison | None
+    """The benchmark (None with benchmark off)."""
+    phases: tuple[PhaseRecord, ...]
+    """Wall time and usage per phase."""
+    benchmark_outcomes: dict[str, tuple[TrialOutcome, ...]]
+    """Per arm (`baseline`, `with_skills`), every (task, trial) with its reward or error."""
+
+    @property
+    def plumbing_only(self) -> bool:
+        """True when a role ran on an offline scripted model: the numbers measure plumbing, not learning."""
+        return any(self.config.model_of(role) in OFFLINE_MODELS for role in self.config.running_roles())
+
+    @property
+    def traces_learned(self) -> int:
+        """Learning samples whose SkillManager session finished and changed the skillbook."""
+        return sum(outcome.status == "learned" for outcome in self.learning)
+
+    @property
+    def traces_nothing_learned(self) -> int:
+        """Learning samples whose SkillManager session finished without an operation."""
+        return sum(outcome.status == "nothing learned" for outcome in self.learning)
+
+    @property
+    def failures(self) -> tuple[str, ...]:
+        """One line per failed learning sample or benchmark simulation."""
+        lines = [
+            f"learning epoch {o.epoch}: {_sample_label(o.task_id, o.trial, o.trace_uid)}: {o.detail}"
+            for o in self.learning
+            if o.status == "failed"
+        ]
+        for arm, outcomes in self.benchmark_outcomes.items():
+            lines += [f"benchmark {arm}: task {o.task_id} trial {o.trial}: {o.error}" for o in outcomes if o.error]
+        return tuple(lines)
 
 
-def skills_block(skillbook: Skillbook) -> str:
-    """The text appended to the agent's system prompt: every active skill, or "" when none."""
-    rendered = skillbook.as_prompt()
-    return f"# Learned skills\nApply these lessons from earlier conversations.\n\n{rendered}" if rendered else ""
+def run_e2e(config: E2EConfig, *, log: Callable[[str], None] = print) -> E2EReport:
+    """Run the phases of the module docstring on one event loop; `log` receives progress lines.
 
-
-def run_e2e(config: E2EConfig, *, log: Any = print) -> E2EReport:
-    """Run the three phases of the module docstring on one event loop (model clients bound to a
-    loop, such as litellm's, keep working across phases); `log` receives progress lines.
-
-    Raises the tau2 harness's errors for an unknown split; a failing simulation or trace is
-    reported in the result, never fatal.
+    Raises `E2EInputError` for bad settings or inputs before any model is called; a failing
+    simulation or trace is reported in the result (`failures`), never fatal.
     """
     return asyncio.run(run_e2e_async(config, log=log))
 
 
-async def run_e2e_async(config: E2EConfig, *, log: Any = print) -> E2EReport:
+async def run_e2e_async(config: E2EConfig, *, log: Callable[[str], None] = print) -> E2EReport:
     """`run_e2e` for async callers, on their event loop."""
+    check_config(config)
+    test_tasks = _tasks(config, config.test_split)
+    traces = load_traces(config, [task.id for task in load_tasks(config.test_split)]) if config.traces else []  # type: ignore[arg-type]
+    train_tasks = [] if config.traces else _tasks(config, config.train_split)
+    meters = {role: UsageMeter() for role in ROLES}
+    models = {role: _model(config, role, meters[role]) for role in config.running_roles()}
     out = config.output_dir
     out.mkdir(parents=True, exist_ok=True)
-    failures: list[str] = []
-    traces = list(config.traces)
-    if not traces:
-        collection = out / "collection" / "results.json"
-        log(f"collecting traces: {config.train_split} split, agent {config.agent_model}, user {config.user_model}")
-        run = await _simulate(config, config.train_split, extra_instructions="", output_path=collection)
-        failures += _failure_lines(run, "collection")
-        traces = [collection]
+    phases: list[PhaseRecord] = []
 
-    log(f"learning from {', '.join(map(str, traces))} ({config.reflector_type} reflector {config.reflector_model}, "
-        f"skill manager {config.skill_manager_model})")
     skillbook = Skillbook()
-    analyser = TraceAnalyser.from_roles(
-        reflector=_reflector(config, skillbook),
-        skill_manager=SkillManager(_model(config, config.skill_manager_model, scripted.scripted_skill_manager)),
+    with _phase("learning", meters, phases):
+        results = await _learn(config, models, skillbook, traces, train_tasks, log)
+    skillbook_path = out / "skillbook.json"
+    skill_index(skillbook).refresh()  # a vector for every active skill in the .embeddings.npz sidecar
+    skillbook.save_to_file(skillbook_path)
+    learning = tuple(outcome_of(result) for result in results)
+    learned = sum(o.status == "learned" for o in learning)
+    failed = sum(o.status == "failed" for o in learning)
+    log(f"learning done: {len(skillbook.skills())} active skills; {learned} of {len(learning)} traces learned from, "
+        f"{len(learning) - learned - failed} taught nothing, {failed} failed")
+
+    paired = None
+    outcomes: dict[str, tuple[TrialOutcome, ...]] = {}
+    if config.benchmark:
+        samples = tau2_samples(test_tasks, trials=config.num_trials)
+        for arm, book in (("baseline", Skillbook()), ("with_skills", Skillbook.load_from_file(skillbook_path))):
+            log(f"benchmark: {config.test_split} split, {arm.replace('_', ' ')} ({len(samples)} simulations)")
+            with _phase(f"benchmark: {arm.replace('_', ' ')}", meters, phases):
+                arm_results = await _benchmark(config, models, book, arm, samples, test_tasks)
+            outcomes[arm] = tuple(_trial_outcome(sample.metadata, result) for sample, result in zip(samples, arm_results))
+        paired = paired_comparison(outcomes["baseline"], outcomes["with_skills"])
+    return E2EReport(
+        config=config,
+        skillbook_path=skillbook_path,
+        skills=len(skillbook.skills()),
+        learning=learning,
+        paired=paired,
+        phases=tuple(phases),
+        benchmark_outcomes=outcomes,
+    )
+
+
+async def _learn(
+    config: E2EConfig,
+    models: dict[Role, Model],
+    skillbook: Skillbook,
+    traces: list[dict[str, Any]],
+    train_tasks: list[Task],
+    log: Callable[[str], None],
+) -> list[SampleResult]:
+    out = config.output_dir
+    reflector = _reflector(config, models["reflector"], skillbook)
+    skill_manager = SkillManager(models["skill_manager"])
+    train_log = TrainLog(out / "train_log.jsonl")
+    epochs = config.epochs
+
+    def checkpoint(epoch: int, results: list[SampleResult]) -> None:
+        skillbook.save_to_file(out / "checkpoints" / f"epoch_{epoch}.json")
+        failed = sum(outcome_of(result).status == "failed" for result in results)
+        log(f"epoch {epoch}/{epochs} done: {len(skillbook.skills())} active skills, {failed} failed")
+        if epoch < epochs and results_log is not None:
+            results_log.open(out / "train" / f"epoch_{epoch + 1}.json")
+
+    if traces:
+        results_log = None
+        log(f"learning offline from {len(traces)} recorded simulations, {epochs} epoch(s) "
+            f"({config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})")
+        analyser = TraceAnalyser.from_roles(
+            reflector=reflector, skill_manager=skill_manager, skillbook=skillbook, reflect_workers=config.max_workers
+        )
+        return await analyser.run_async(
+            traces, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=checkpoint
+        )
+    results_log = ResultsLog(_info(config, models), train_tasks)
+    results_log.open(out / "train" / "epoch_1.json")
+    samples = tau2_samples(train_tasks, trials=config.num_trials)
+    log(f"learning online: {config.train_split} split, {len(samples)} simulations x {epochs} epoch(s), "
+        f"skills {config.skill_injection} (agent {config.agent_model}, user {config.user_model}, "
+        f"{config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})")
+    ace = ACE.from_roles(
+        agent=_tau2_agent(config, models, results_log),
+        environment=Tau2Environment(),
+        reflector=reflector,
+        skill_manager=skill_manager,
         skillbook=skillbook,
-        checkpoint_dir=out / "checkpoints",
+        matcher=SkillMatcher(skillbook) if config.skill_injection == "matched" else None,
+        skill_injection=config.skill_injection,
+        match_limit=config.skills_limit,
         reflect_workers=config.max_workers,
     )
-    results = await analyser.run_async([Path(t) for t in traces], epochs=config.epochs, workers=config.max_workers)
-    learning_failures = tuple(line for line in map(_learning_failure, results) if line is not None)
-    skillbook_path = out / "skillbook.json"
-    skillbook.save_to_file(skillbook_path)
-    log(f"learned {len(skillbook.skills())} active skills from {len(results) - len(learning_failures)} traces "
-        f"({len(learning_failures)} failed) -> {skillbook_path}")
-
-    baseline = with_skills = None
-    if config.benchmark:
-        log(f"benchmark: {config.test_split} split, baseline (no skills)")
-        base_run = await _simulate(config, config.test_split, extra_instructions="", output_path=out / "benchmark" / "baseline.json")
-        log(f"benchmark: {config.test_split} split, with the learned skills")
-        ace_run = await _simulate(
-            config, config.test_split, extra_instructions=skills_block(skillbook), output_path=out / "benchmark" / "ace.json"
-        )
-        failures += _failure_lines(base_run, "baseline") + _failure_lines(ace_run, "ace")
-        baseline = _metrics(base_run)
-        with_skills = _metrics(ace_run)
-
-    report = E2EReport(
-        skillbook_path=skillbook_path,
-        traces_learned=len(results) - len(learning_failures),
-        learning_failures=learning_failures,
-        skills=len(skillbook.skills()),
-        baseline=baseline,
-        with_skills=with_skills,
-        simulation_failures=tuple(failures),
+    return await ace.run_async(
+        samples, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=checkpoint
     )
-    _write_summary(config, report)
-    return report
 
 
-async def _simulate(config: E2EConfig, split: str, *, extra_instructions: str, output_path: Path) -> Tau2Run:
-    tasks = load_tasks(split)  # type: ignore[arg-type]
-    if config.task_limit is not None:
-        tasks = tasks[: config.task_limit]
-    return await run_tasks(
-        tasks,
-        agent_model=_model(config, config.agent_model, scripted.scripted_agent),
-        user_model=_model(config, config.user_model, scripted.scripted_user),
-        trials=config.num_trials,
-        workers=config.max_workers,
+async def _benchmark(
+    config: E2EConfig,
+    models: dict[Role, Model],
+    skillbook: Skillbook,
+    arm: str,
+    samples: Sequence[Any],
+    tasks: list[Task],
+) -> list[SampleResult]:
+    """One arm: the baseline gets an empty skillbook (nothing to inject), the other a copy of the
+    learned one under the run's policy (its use counts stay out of the learned skillbook)."""
+    results_log = ResultsLog(_info(config, models), tasks)
+    results_log.open(config.output_dir / "benchmark" / f"{arm}.json")
+    injection = config.skill_injection if arm == "with_skills" else "all"
+    ace = ACE.from_roles(
+        agent=_tau2_agent(config, models, results_log),
+        environment=Tau2Environment(),
+        reflector=_reflector(config, models["reflector"], skillbook),
+        skill_manager=SkillManager(models["skill_manager"]),
+        skillbook=skillbook,
+        matcher=SkillMatcher(skillbook) if injection == "matched" else None,
+        skill_injection=injection,
+        match_limit=config.skills_limit,
+    )
+    return await ace.evaluate_async(samples, workers=config.max_workers)
+
+
+def _tau2_agent(config: E2EConfig, models: dict[Role, Model], results_log: ResultsLog) -> Tau2Agent:
+    settings = ModelSettings(temperature=config.temperature)
+    return Tau2Agent(
+        models["agent"],
+        models["user"],
         max_steps=config.max_steps,
+        agent_settings=settings,
+        user_settings=settings,
+        log=results_log,
+    )
+
+
+def _info(config: E2EConfig, models: dict[Role, Model]) -> dict[str, Any]:
+    info = run_info(
+        agent=config.agent_model,
+        user=config.user_model,
+        trials=config.num_trials,
+        max_steps=config.max_steps,
+        max_errors=10,
         agent_temperature=config.temperature,
         user_temperature=config.temperature,
-        extra_instructions=extra_instructions,
-        output_path=output_path,
     )
+    info["ace"] = {"skill_injection": config.skill_injection, "skills_limit": config.skills_limit}
+    return info
 
 
-def _reflector(config: E2EConfig, skillbook: Skillbook) -> Reflector | RecursiveReflector:
+def _trial_outcome(metadata: Any, result: SampleResult) -> TrialOutcome:
+    task_id, trial = str(metadata["task"].id), int(metadata["trial"])
+    if result.error is not None or result.output is None:
+        return TrialOutcome(task_id, trial, 0.0, error=f"{result.failed_at}: {type(result.error).__name__}: {result.error}")
+    return TrialOutcome(task_id, trial, float(result.output.trace["metrics"]["reward"]))
+
+
+def _tasks(config: E2EConfig, split: str) -> list[Task]:
+    tasks = load_tasks(split)  # type: ignore[arg-type]
+    return tasks[: config.task_limit] if config.task_limit is not None else tasks
+
+
+def _reflector(config: E2EConfig, model: Model, skillbook: Skillbook) -> Reflector | RecursiveReflector:
     if config.reflector_type == "rr":
-        model = _model(config, config.reflector_model, scripted.scripted_recursive_reflector)
         return RecursiveReflector(model, skillbook=skillbook.view())
-    return Reflector(_model(config, config.reflector_model, scripted.scripted_reflector))
+    return Reflector(model)
 
 
-def _model(config: E2EConfig, name: str, make_scripted: Any) -> Model:
+def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:
+    name = config.model_of(role)
     if name == scripted.SCRIPTED:
-        return make_scripted()
-    return resolve_model(name, api_base=config.api_base, api_key=config.api_key)
+        factory = _SCRIPTED_FACTORIES.get(role)
+        if factory is None:  # the reflector's scripted model depends on the reflector type
+            factory = scripted.scripted_recursive_reflector if config.reflector_type == "rr" else scripted.scripted_reflector
+        model = factory()
+    else:
+        model = resolve_model(name, api_base=config.api_base, api_key=config.api_key)
+    return metered(model, meter)
 
 
-def _learning_failure(result: SampleResult) -> str | None:
-    """Why a trace taught nothing: the step that raised, or a reflection that failed (a failed
-    reflection is not an error of the pipeline, but nothing was learned from that trace)."""
-    if result.error is not None:
-        return f"{result.failed_at}: {type(result.error).__name__}: {result.error}"
-    failed = [reflection for reflection in result.output.reflections if reflection.failed] if result.output else []
-    if failed:
-        return f"ReflectStep: the reflection failed: {failed[0].failure_reason}"
-    return None
+class _phase:
+    """Context manager recording a phase's wall time and per-role usage into `phases`."""
+
+    def __init__(self, name: str, meters: dict[Role, UsageMeter], phases: list[PhaseRecord]) -> None:
+        self._name, self._meters, self._phases = name, meters, phases
+
+    def __enter__(self) -> None:
+        self._started = time.perf_counter()
+        self._before = {role: meter.snapshot() for role, meter in self._meters.items()}
+
+    def __exit__(self, *exc: object) -> None:
+        usage = {role: meter.snapshot() - self._before[role] for role, meter in self._meters.items()}
+        active = {role: totals for role, totals in usage.items() if totals.requests or totals.failed_requests}
+        self._phases.append(PhaseRecord(self._name, time.perf_counter() - self._started, active))
 
 
-def _metrics(run: Tau2Run) -> Tau2Metrics | None:
-    return compute_metrics(run.results.simulations) if run.results.simulations else None
-
-
-def _failure_lines(run: Tau2Run, phase: str) -> list[str]:
-    return [f"{phase}: task {f.task_id} trial {f.trial}: {f.error}" for f in run.failures]
-
-
-def _write_summary(config: E2EConfig, report: E2EReport) -> None:
-    def metrics(m: Tau2Metrics | None) -> dict[str, Any] | None:
-        if m is None:
-            return None
-        return {
-            "tasks": m.num_tasks,
-            "simulations": m.num_simulations,
-            "average_reward": m.average_reward,
-            "pass_hat_k": m.pass_hat_k,
-            "ci95": m.ci95,
-        }
-
-    summary = {
-        "config": {k: (str(v) if isinstance(v, Path) else v) for k, v in dataclasses.asdict(config).items()
-                   if k != "api_key"},
-        "skillbook": str(report.skillbook_path),
-        "skills": report.skills,
-        "traces_learned": report.traces_learned,
-        "learning_failures": list(report.learning_failures),
-        "simulation_failures": list(report.simulation_failures),
-        "baseline": metrics(report.baseline),
-        "with_skills": metrics(report.with_skills),
-    }
-    summary["config"]["traces"] = [str(t) for t in config.traces]
-    write_text_atomic(config.output_dir / "summary.json", json.dumps(summary, indent=2, default=str) + "\n")
+def _sample_label(task_id: str | None, trial: int | None, trace_uid: str | None) -> str:
+    if task_id is not None:
+        return f"task {task_id} trial {trial if trial is not None else 0}"
+    return trace_uid or "trace"

@@ -7,10 +7,14 @@ measures the plumbing, never learning. Use real model strings for real results.
 
 - user: states the task's reason for call and known info, then ends with ###STOP###;
 - agent: looks up the user profile when the user gives a user id, then says it cannot complete
-  the request (it never writes to the database);
+  the request (it never writes to the database). Given a `read_skill` tool, it first reads the
+  first skill of its catalog - which changes nothing it then does: its behaviour never depends on
+  its skills, so a benchmark with and without skills scores the same;
 - reflector / recursive reflector: an analysis built from the reward feedback and the trace
   (the recursive one first runs code over `traces`);
-- skill manager: searches by the task's category keyword, updates the matching skill or adds one.
+- skill manager: tags every injected skill by the run's outcome (helpful on reward 1, harmful
+  otherwise: the rule the real SkillManager is told), searches by the task's category keyword,
+  updates the matching skill or adds one, then finalizes.
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ SCRIPTED = "scripted"
 """The model name that selects these models."""
 
 _USER_ID = re.compile(r"\b[a-z]+_[a-z]+_\d{3,5}\b")
+_CATALOG_ID = re.compile(r"^- \[([a-z]+-\d+)\]", re.M)
+_REWARD = re.compile(r"\breward[ =:]*(-?[0-9.]+)")
 _CATEGORIES = (
     ("cancel", "cancellation"),
     ("refund", "refund"),
@@ -74,11 +80,16 @@ def scripted_user() -> FunctionModel:
 
 
 def scripted_agent() -> FunctionModel:
-    """The airline agent: one profile lookup when a user id is given, then a refusal."""
+    """The airline agent: one profile lookup when a user id is given, then a refusal (after reading
+    its first catalog skill when it has a `read_skill` tool)."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         returns = _tool_returns(messages)
-        if returns:
+        if not returns and any(tool.name == "read_skill" for tool in info.function_tools):
+            catalog = _CATALOG_ID.search(_system_prompt(messages, info))
+            if catalog is not None:
+                return ModelResponse(parts=[ToolCallPart("read_skill", {"skill_id": catalog.group(1)})])
+        if any(part.tool_name != "read_skill" for part in returns):
             return _text(
                 "I have looked up your profile. I am sorry, but I cannot complete this request; "
                 "is there anything else I can help you with?"
@@ -116,7 +127,8 @@ def scripted_recursive_reflector() -> FunctionModel:
 
 
 def scripted_skill_manager() -> FunctionModel:
-    """Search by category; update the skill found (adding provenance) or add one; finalize."""
+    """Tag the injected skills by outcome and search by category; then update the skill found
+    (adding provenance) or add one; then finalize."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         prompt = _first_user_prompt(messages)
@@ -124,10 +136,14 @@ def scripted_skill_manager() -> FunctionModel:
         category = _category(question)
         returns = _tool_returns(messages)
         if not returns:
+            delta = 1 if _succeeded(_between(prompt, "<outcome>", "</outcome>")) else -1
+            injected = _CATALOG_ID.findall(_between(prompt, "<injected_skills>", "</injected_skills>"))
+            tags = [ToolCallPart("tag_skill", {"skill_id": skill_id, "delta": delta}) for skill_id in injected]
             search = {"query": question or category, "top_k": 1, "keywords": [category]}
-            return ModelResponse(parts=[ToolCallPart("search_skills", search)])
-        if len(returns) == 1:
-            found = returns[0].content if isinstance(returns[0].content, list) else []
+            return ModelResponse(parts=[*tags, ToolCallPart("search_skills", search)])
+        if not any(part.tool_name in ("add_skill", "update_skill") for part in returns):
+            search_return = next(part for part in returns if part.tool_name == "search_skills")
+            found = search_return.content if isinstance(search_return.content, list) else []
             insight = _key_insight(prompt)
             if found:
                 update = {"skill_id": found[0]["id"], "issue": found[0]["issue"], "insight": insight}
@@ -144,6 +160,11 @@ def scripted_skill_manager() -> FunctionModel:
     return FunctionModel(respond, model_name="scripted-skill-manager")
 
 
+def _succeeded(outcome: str) -> bool:
+    match = _REWARD.search(outcome)
+    return match is not None and abs(float(match.group(1)) - 1.0) <= 1e-6
+
+
 _TRACE_SURVEY = """\
 simulation = traces.get("simulation", traces) if isinstance(traces, dict) else {}
 messages = simulation.get("messages", []) if isinstance(simulation, dict) else []
@@ -155,7 +176,7 @@ print(f"{len(messages)} messages, tool calls: {tool_calls}")
 def _analysis(prompt: str, *, evidence: str) -> dict[str, str]:
     question = _between(prompt, "<question>", "</question>").strip() or "the task"
     feedback = _between(prompt, "<feedback>", "</feedback>").strip() or "no feedback"
-    succeeded = "reward=1" in feedback
+    succeeded = _succeeded(feedback)
     seen = f" The trace shows: {evidence}." if evidence else ""
     return {
         "reasoning": f"Feedback: {feedback}.{seen}",

@@ -1,6 +1,9 @@
 """The tau2 LLM agent: upstream's system prompt (instructions + policy), the 14 tools, one call per turn.
 
-`extra_instructions` (learned skills, for ACE) is appended after the policy block.
+Learned skills are appended after the policy block: fixed `extra_instructions`, or a `SkillSource`
+asked for the skills of the user's first message (what the agent knows when it starts; never the
+hidden user scenario). In the source's `tool` mode the prompt lists the skills' ids and issues and
+the agent gets a `read_skill` tool, which it answers itself (`owns_tool` / `call_own_tool`).
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
+from ace.roles import READ_SKILL_TOOL, InjectedSkills, SkillInjection, SkillSource, UnknownSkillError
+from ace.roles.skill_source import READ_SKILL_DESCRIPTION
 from ace_eval.tau2._model_turn import ModelTurn, append_request_part, request_model
 from ace_eval.tau2.data import load_policy, tool_definitions
-from ace_eval.tau2.results import AssistantMessage, Message, ToolCall, now_iso
+from ace_eval.tau2.results import AssistantMessage, Message, ToolCall, ToolMessage, now_iso
 
-__all__ = ["AGENT_INSTRUCTION", "LLMAgent", "agent_system_prompt"]
+__all__ = ["AGENT_INSTRUCTION", "LLMAgent", "agent_system_prompt", "skills_instructions"]
 
 AGENT_INSTRUCTION = """
 You are a customer service agent that helps the user according to the <policy> provided below.
@@ -46,6 +51,27 @@ def agent_system_prompt(policy: str | None = None, extra_instructions: str = "")
     return f"{prompt}\n{extra_instructions}" if extra_instructions else prompt
 
 
+def skills_instructions(injected: InjectedSkills, injection: SkillInjection) -> str:
+    """The learned-skills block appended to the agent's system prompt ("" when it holds no skill)."""
+    if not injected.text:
+        return ""
+    if injection == "tool":
+        return f"# Learned skills\n{injected.text}"
+    return f"# Learned skills\nApply these lessons from earlier conversations where their issue matches the request.\n\n{injected.text}"
+
+
+_READ_SKILL_DEFINITION = ToolDefinition(
+    name=READ_SKILL_TOOL,
+    description=READ_SKILL_DESCRIPTION,
+    parameters_json_schema={
+        "type": "object",
+        "properties": {"skill_id": {"type": "string", "description": "The id in brackets, e.g. context-00001."}},
+        "required": ["skill_id"],
+        "additionalProperties": False,
+    },
+)
+
+
 class LLMAgent:
     """Produces the agent's next message from the whole trajectory with one model request."""
 
@@ -54,17 +80,50 @@ class LLMAgent:
         model: Model,
         *,
         extra_instructions: str = "",
+        skills: SkillSource | None = None,
         model_settings: ModelSettings | None = None,
         tools: Sequence[ToolDefinition] | None = None,
     ) -> None:
-        """`model` answers; `extra_instructions` extends the system prompt; `tools` default to the airline 14."""
+        """`model` answers; `extra_instructions` extends the system prompt, or `skills` supplies the
+        learned skills at the first turn (not both: ValueError); `tools` default to the airline 14."""
+        if extra_instructions and skills is not None:
+            raise ValueError("give extra_instructions or a SkillSource, not both")
         self.model = model
-        self.system_prompt = agent_system_prompt(extra_instructions=extra_instructions)
+        self.skills = skills
+        """Where the learned skills come from (None: `extra_instructions` only)."""
+        self.system_prompt: str | None = (
+            None if skills is not None else agent_system_prompt(extra_instructions=extra_instructions)
+        )
+        """The system prompt; with a SkillSource it is set at the first turn."""
         self.model_settings = model_settings
-        self.tools = tuple(tool_definitions() if tools is None else tools)
+        base_tools = tuple(tool_definitions() if tools is None else tools)
+        self.tools = (*base_tools, _READ_SKILL_DEFINITION) if self._reads_skills() else base_tools
+
+    def owns_tool(self, name: str) -> bool:
+        """True for a tool the agent answers itself (`read_skill` in the source's `tool` mode)."""
+        return name == READ_SKILL_TOOL and self._reads_skills()
+
+    def call_own_tool(self, call: ToolCall) -> ToolMessage:
+        """Answer one of the agent's own tool calls; a bad id is an error message for the model."""
+        skill_id = call.arguments.get("skill_id")
+        try:
+            if not isinstance(skill_id, str) or self.skills is None:
+                raise UnknownSkillError(f"{READ_SKILL_TOOL} needs a skill_id string, got {skill_id!r}")
+            content, error = self.skills.read(skill_id), False
+        except UnknownSkillError as exc:
+            content, error = f"Error: {exc}", True
+        return ToolMessage(id=call.id, content=content, requestor=call.requestor, error=error, timestamp=now_iso())
 
     async def next_message(self, trajectory: Sequence[Message]) -> AssistantMessage:
-        """The agent's reply to `trajectory`: text for the user and/or tool calls (may be empty)."""
+        """The agent's reply to `trajectory`: text for the user and/or tool calls (may be empty).
+
+        With a SkillSource, the first call asks it for the skills of the first user message."""
+        if self.system_prompt is None:
+            assert self.skills is not None
+            injected = await self.skills.for_task(_first_user_text(trajectory))
+            self.system_prompt = agent_system_prompt(
+                extra_instructions=skills_instructions(injected, self.skills.injection)
+            )
         response = await request_model(
             self.model,
             self.system_prompt,
@@ -81,6 +140,14 @@ class LLMAgent:
         return AssistantMessage(
             content=turn.text, tool_calls=calls or None, timestamp=now_iso(), cost=turn.cost, usage=turn.usage
         )
+
+
+    def _reads_skills(self) -> bool:
+        return self.skills is not None and self.skills.injection == "tool"
+
+
+def _first_user_text(trajectory: Sequence[Message]) -> str:
+    return next((message.content or "" for message in trajectory if message.role == "user"), "")
 
 
 def _agent_view(trajectory: Sequence[Message]) -> list[ModelMessage]:

@@ -3,16 +3,29 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from math import comb
+from typing import Any
 
 import numpy as np
 
 from ace_eval.tau2.errors import Tau2Error
 from ace_eval.tau2.results import SimulationRun
 
-__all__ = ["Tau2Metrics", "TaskRow", "compute_metrics", "format_metrics", "is_success", "pass_hat_k"]
+__all__ = [
+    "Tau2Metrics",
+    "TaskRow",
+    "bootstrap_ci",
+    "compute_metrics",
+    "format_metrics",
+    "format_summary",
+    "is_success",
+    "metrics_from_rewards",
+    "metrics_to_dict",
+    "pass_hat_k",
+    "task_order",
+]
 
 
 def is_success(reward: float) -> bool:
@@ -25,6 +38,25 @@ def pass_hat_k(trials: int, successes: int, k: int) -> float:
     if not 1 <= k <= trials:
         raise ValueError(f"k={k} must be between 1 and the number of trials ({trials})")
     return comb(successes, k) / comb(trials, k)
+
+
+def task_order(task_id: str) -> tuple[int, str]:
+    """Sort key of task ids: numeric ids numerically, then the others alphabetically."""
+    return (int(task_id), "") if task_id.isdigit() else (1 << 30, task_id)
+
+
+def bootstrap_ci(
+    per_task: Sequence[float], *, n_bootstrap: int = 2000, seed: int = 0, confidence: float = 0.95
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of `per_task` values, resampling tasks.
+
+    The resampled indices depend only on `seed`, `n_bootstrap` and the number of tasks, so two
+    calls over the same tasks in the same order resample the same tasks (a paired bootstrap).
+    """
+    resamples = np.random.default_rng(seed).integers(0, len(per_task), size=(n_bootstrap, len(per_task)))
+    means = np.asarray(per_task, dtype=float)[resamples].mean(axis=1)
+    tail = (1.0 - confidence) / 2 * 100
+    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
 
 
 @dataclass(frozen=True)
@@ -77,9 +109,24 @@ def compute_metrics(
                 f"simulation {simulation.id} (task {simulation.task_id}) has no reward_info; grade it first"
             )
         rewards[simulation.task_id].append(simulation.reward_info.reward)
+    return metrics_from_rewards(rewards, n_bootstrap=n_bootstrap, seed=seed, confidence=confidence)
+
+
+def metrics_from_rewards(
+    rewards: Mapping[str, Sequence[float]], *, n_bootstrap: int = 2000, seed: int = 0, confidence: float = 0.95
+) -> Tau2Metrics:
+    """`compute_metrics` from the rewards of each task's trials (task id -> rewards).
+
+    Raises `Tau2Error` when there is no task or a task has no reward.
+    """
+    if not rewards:
+        raise Tau2Error("no rewards to compute metrics over")
+    empty = [task_id for task_id, values in rewards.items() if not values]
+    if empty:
+        raise Tau2Error(f"task(s) {', '.join(sorted(empty, key=task_order))} have no reward; give each task at least one")
     max_k = min(len(values) for values in rewards.values())
     rows = []
-    for task_id in sorted(rewards, key=_task_order):
+    for task_id in sorted(rewards, key=task_order):
         values = rewards[task_id]
         successes = sum(is_success(value) for value in values)
         rows.append(
@@ -91,15 +138,11 @@ def compute_metrics(
                 pass_hat={k: pass_hat_k(len(values), successes, k) for k in range(1, max_k + 1)},
             )
         )
-    rng = np.random.default_rng(seed)
-    resamples = rng.integers(0, len(rows), size=(n_bootstrap, len(rows)))
-    tail = (1.0 - confidence) / 2 * 100
     pass_k, ci = {}, {}
     for k in range(1, max_k + 1):
-        per_task = np.array([row.pass_hat[k] for row in rows])
-        pass_k[k] = float(per_task.mean())
-        means = per_task[resamples].mean(axis=1)
-        ci[k] = (float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail)))
+        per_task = [row.pass_hat[k] for row in rows]
+        pass_k[k] = float(np.mean(per_task))
+        ci[k] = bootstrap_ci(per_task, n_bootstrap=n_bootstrap, seed=seed, confidence=confidence)
     all_rewards = [value for values in rewards.values() for value in values]
     return Tau2Metrics(
         num_tasks=len(rows),
@@ -111,12 +154,29 @@ def compute_metrics(
     )
 
 
-def _task_order(task_id: str) -> tuple[int, str]:
-    return (int(task_id), "") if task_id.isdigit() else (1 << 30, task_id)
+def metrics_to_dict(metrics: Tau2Metrics) -> dict[str, Any]:
+    """`metrics` as JSON-ready data: the dataclass fields, k keys as strings, intervals as 2-lists."""
+    return {
+        "num_tasks": metrics.num_tasks,
+        "num_simulations": metrics.num_simulations,
+        "average_reward": metrics.average_reward,
+        "pass_hat_k": {str(k): value for k, value in metrics.pass_hat_k.items()},
+        "ci95": {str(k): list(interval) for k, interval in metrics.ci95.items()},
+        "per_task": [
+            {
+                "task_id": row.task_id,
+                "trials": row.trials,
+                "successes": row.successes,
+                "mean_reward": row.mean_reward,
+                "pass_hat": {str(k): value for k, value in row.pass_hat.items()},
+            }
+            for row in metrics.per_task
+        ],
+    }
 
 
-def format_metrics(metrics: Tau2Metrics) -> str:
-    """A plain-text report: summary lines, then the per-task table."""
+def format_summary(metrics: Tau2Metrics) -> str:
+    """The summary lines of `format_metrics`: counts and average reward, then pass^k with its CI per k."""
     lines = [
         f"tasks {metrics.num_tasks}, simulations {metrics.num_simulations}, "
         f"average reward {metrics.average_reward:.3f}"
@@ -124,8 +184,13 @@ def format_metrics(metrics: Tau2Metrics) -> str:
     for k, value in metrics.pass_hat_k.items():
         low, high = metrics.ci95[k]
         lines.append(f"pass^{k} {value:.3f}  95% CI [{low:.3f}, {high:.3f}]")
+    return "\n".join(lines)
+
+
+def format_metrics(metrics: Tau2Metrics) -> str:
+    """A plain-text report: summary lines, then the per-task table."""
     ks = list(metrics.pass_hat_k)
-    lines.append("task  trials  successes  mean_reward  " + "  ".join(f"pass^{k}" for k in ks))
+    lines = [format_summary(metrics), "task  trials  successes  mean_reward  " + "  ".join(f"pass^{k}" for k in ks)]
     for row in metrics.per_task:
         cells = "  ".join(f"{row.pass_hat[k]:6.3f}" for k in ks)
         lines.append(f"{row.task_id:>4}  {row.trials:>6}  {row.successes:>9}  {row.mean_reward:>11.3f}  {cells}")

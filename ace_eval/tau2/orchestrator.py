@@ -2,7 +2,8 @@
 
 The agent greets with "Hi! How can I help you today?"; then each step delivers the last message:
 to the user simulator (agent text), to the agent (user text or tool results), or to the environment
-(the agent's tool calls, all answered in one step). Every step counts toward `max_steps`; every
+(the agent's tool calls, all answered in one step; the few tools the agent answers itself, such as
+`read_skill`, are answered by the agent in the same step). Every step counts toward `max_steps`; every
 tool error counts toward `max_errors`; both limits are checked only when no tool call is pending.
 The simulated user ends the run with a stop token (`user_stop`); the upstream LLM agent never stops
 on its own. An empty agent or user message ends the run as `agent_error` / `user_error`.
@@ -81,7 +82,7 @@ async def run_simulation(
                     reason = "agent_error"
             else:
                 for call in trajectory[-1].tool_calls or ():
-                    answer = environment.call(call)
+                    answer = agent.call_own_tool(call) if agent.owns_tool(call.name) else environment.call(call)
                     errors += answer.error
                     trajectory.append(answer)
                 sender, receiver = "env", sender

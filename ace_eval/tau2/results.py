@@ -203,6 +203,13 @@ class SimulationRun(_Open):
     """Trial index of this task (0-based); None in some recorded files."""
     seed: int | None = None
     """Seed given to the models."""
+    # The two ACE fields are left out of the JSON when unset, so upstream files round-trip unchanged.
+    skill_injection: str | None = Field(default=None, exclude_if=lambda value: value is None)
+    """ACE: how learned skills reached the agent (`matched`, `all`, `tool`); None when ACE did not
+    run the agent (upstream files, `ace-eval tau2 run`)."""
+    injected_skill_ids: list[str] | None = Field(default=None, exclude_if=lambda value: value is None)
+    """ACE: ids of the learned skills injected into the agent's prompt or read through its
+    `read_skill` tool, in first-use order; None when ACE did not run the agent."""
 
 
 class Results(_Open):

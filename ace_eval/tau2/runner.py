@@ -13,6 +13,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import logfire
 from pydantic_ai.models import Model
@@ -26,7 +27,7 @@ from ace_eval.tau2.results import Results, now_iso, write_results
 from ace_eval.tau2.tasks import Task
 from ace_eval.tau2.user_simulator import UserSimulator
 
-__all__ = ["SimulationFailure", "Tau2Run", "run_tasks", "trial_seeds"]
+__all__ = ["SimulationFailure", "Tau2Run", "run_info", "run_tasks", "trial_seeds"]
 
 
 @dataclass(frozen=True)
@@ -88,31 +89,18 @@ async def run_tasks(
     agent_settings = ModelSettings(temperature=agent_temperature)
     user_settings = ModelSettings(temperature=user_temperature)
     seeds = trial_seeds(seed, trials)
-    results = Results(
-        timestamp=now_iso(),
-        info={
-            "git_commit": None,
-            "num_trials": trials,
-            "max_steps": max_steps,
-            "max_errors": max_errors,
-            "user_info": {
-                "implementation": "user_simulator",
-                "llm": _model_name(user_model, user),
-                "llm_args": {"temperature": user_temperature},
-                "global_simulation_guidelines": simulation_guidelines().strip(),
-            },
-            "agent_info": {
-                "implementation": "llm_agent",
-                "llm": _model_name(agent_model, agent),
-                "llm_args": {"temperature": agent_temperature},
-                "extra_instructions": extra_instructions,
-            },
-            "environment_info": {"domain_name": "airline", "policy": load_policy(), "tool_defs": None},
-            "seed": seed,
-        },
-        tasks=list(tasks),
-        simulations=[],
+    info = run_info(
+        agent=_model_name(agent_model, agent),
+        user=_model_name(user_model, user),
+        trials=trials,
+        max_steps=max_steps,
+        max_errors=max_errors,
+        agent_temperature=agent_temperature,
+        user_temperature=user_temperature,
+        extra_instructions=extra_instructions,
+        seed=seed,
     )
+    results = Results(timestamp=now_iso(), info=info, tasks=list(tasks), simulations=[])
     run = Tau2Run(results=results)
     slots = asyncio.Semaphore(workers)
 
@@ -140,6 +128,41 @@ async def run_tasks(
     if output_path is not None:
         write_results(results, output_path)
     return run
+
+
+def run_info(
+    *,
+    agent: str,
+    user: str,
+    trials: int,
+    max_steps: int,
+    max_errors: int,
+    agent_temperature: float,
+    user_temperature: float,
+    extra_instructions: str = "",
+    seed: int = 300,
+) -> dict[str, Any]:
+    """The `info` block of a Results file (upstream's layout) for a run with these settings."""
+    return {
+        "git_commit": None,
+        "num_trials": trials,
+        "max_steps": max_steps,
+        "max_errors": max_errors,
+        "user_info": {
+            "implementation": "user_simulator",
+            "llm": user,
+            "llm_args": {"temperature": user_temperature},
+            "global_simulation_guidelines": simulation_guidelines().strip(),
+        },
+        "agent_info": {
+            "implementation": "llm_agent",
+            "llm": agent,
+            "llm_args": {"temperature": agent_temperature},
+            "extra_instructions": extra_instructions,
+        },
+        "environment_info": {"domain_name": "airline", "policy": load_policy(), "tool_defs": None},
+        "seed": seed,
+    }
 
 
 def _model_name(requested: str | Model, resolved: Model) -> str:

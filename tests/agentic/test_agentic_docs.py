@@ -12,7 +12,7 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "agentic.md"
 
 def test_the_python_blocks_of_the_agentic_page_run_in_order() -> None:
     blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.DOTALL)
-    assert len(blocks) == 3
+    assert len(blocks) == 4
     # A fresh interpreter: the page's litellm call leaves litellm's logging worker bound to its event
     # loop, which would surface as an unraisable-exception warning in whichever test runs next.
     completed = subprocess.run(

@@ -128,7 +128,7 @@ async def test_agent_step_with_a_matcher_on_another_skillbook_fails_instead_of_d
     step = AgentStep(roles["agent"], Skillbook(), matcher=SkillMatcher(_book()))
     ctx = ACEStepContext(sample=Sample(question="My flight was cancelled, can I get a refund for my basic economy ticket?"))
 
-    with pytest.raises(ValueError, match="'context-00001', which is not in the skillbook"):
+    with pytest.raises(ValueError, match="'context-00001', which is not in this skillbook"):
         await step(ctx)
 
 

@@ -1,0 +1,156 @@
+"""What became of each sample of a run: learned from, nothing to learn, or failed - and why.
+
+A trace counts as **learned** only when its SkillManager session finished (`finalize`) having
+changed the skillbook; a finished session with no operation is **nothing learned** (not a
+failure); a step that raised, a failed reflection or a session that stopped short is **failed**.
+`TrainLog` appends one JSON line per sample to `train_log.jsonl` the moment it is done.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from ace.pipeline import SampleResult, StepEvent
+from ace.steps import ACEStepContext, Sample, infer_trace_identity
+
+__all__ = ["SIMULATION_STEPS", "LearningStatus", "SampleOutcome", "TrainLog", "outcome_of", "outcome_of_event"]
+
+LearningStatus = Literal["learned", "nothing learned", "failed"]
+"""What a sample taught the skillbook."""
+
+SIMULATION_STEPS = frozenset({"AgentStep", "EvaluateStep", "LoadTracesStep"})
+"""Steps whose failure means the trace itself was not produced (a simulation failure)."""
+
+_LAST_LEARNING_STEP = "UpdateStep"
+
+
+@dataclasses.dataclass(frozen=True)
+class SampleOutcome:
+    """One sample of a learning run, as the train log and the report show it."""
+
+    epoch: int
+    """1-based epoch."""
+    status: LearningStatus
+    """learned / nothing learned / failed."""
+    trace_uid: str | None
+    """Identity of the trace learned from (None when no trace was produced)."""
+    task_id: str | None
+    """The tau2 task, when known."""
+    trial: int | None
+    """The trial of the task, when known."""
+    reward: float | None
+    """The run's reward, when graded."""
+    injected_skill_ids: tuple[str, ...]
+    """Skills the agent was given for this run."""
+    operations: tuple[str, ...]
+    """The SkillManager's operations, e.g. `ADD context-00001`, `TAG context-00002 +1`."""
+    detail: str
+    """The error (`<step>: <type>: <message>`) of a failure, else the SkillManager's reasoning."""
+    simulation_failed: bool = False
+    """True when the failure happened before a trace existed (the simulation raised)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready fields."""
+        return dataclasses.asdict(self)
+
+
+def outcome_of(result: SampleResult) -> SampleOutcome:
+    """Classify a finished `SampleResult` of `ACE.run` / `TraceAnalyser.run`."""
+    ctx = result.output if result.output is not None else result.sample
+    assert isinstance(ctx, ACEStepContext)
+    return _classify(ctx, error=result.error, failed_at=result.failed_at)
+
+
+def outcome_of_event(event: StepEvent) -> SampleOutcome | None:
+    """The outcome of a sample whose last learning step just ran (or any step failed), else None."""
+    if event.error is not None:
+        ctx = event.context
+        assert isinstance(ctx, ACEStepContext)
+        return _classify(ctx, error=event.error, failed_at=event.step)
+    if event.step == _LAST_LEARNING_STEP and isinstance(event.output, ACEStepContext):
+        return _classify(event.output, error=None, failed_at=None)
+    return None
+
+
+class TrainLog:
+    """`train_log.jsonl`: one line per sample as soon as it is done (a killed run keeps them)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        """The JSONL file (created empty, or emptied)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.write_text("", encoding="utf-8")
+        self._lock = threading.Lock()
+
+    def hook(self, event: StepEvent) -> None:
+        """An `after_step` hook: append the sample's line when it is done."""
+        outcome = outcome_of_event(event)
+        if outcome is None:
+            return
+        line = json.dumps(outcome.to_dict(), ensure_ascii=False)
+        with self._lock, self.path.open("a", encoding="utf-8") as file:
+            file.write(line + "\n")
+
+
+def _classify(ctx: ACEStepContext, *, error: Exception | None, failed_at: str | None) -> SampleOutcome:
+    task_id, trial, reward = _run_facts(ctx)
+    fields = dict(
+        epoch=ctx.epoch,
+        trace_uid=_trace_uid(ctx),
+        task_id=task_id,
+        trial=trial,
+        reward=reward,
+        injected_skill_ids=tuple(ctx.injected_skill_ids),
+    )
+    if error is not None:
+        detail = f"{failed_at}: {type(error).__name__}: {error}"
+        return SampleOutcome(
+            status="failed", operations=(), detail=detail, simulation_failed=failed_at in SIMULATION_STEPS, **fields
+        )
+    failed_reflections = [r for r in ctx.reflections if r.failed]
+    if failed_reflections:
+        reason = failed_reflections[0].failure_reason
+        return SampleOutcome(status="failed", operations=(), detail=f"ReflectStep: the reflection failed: {reason}", **fields)
+    output = ctx.skill_manager_output
+    if output is None or not output.finished:
+        detail = "UpdateStep: the SkillManager session did not finish" + (f" ({output.reasoning})" if output else "")
+        return SampleOutcome(status="failed", operations=(), detail=detail, **fields)
+    operations = tuple(
+        f"{op.type} {op.skill_id}" + (f" {op.delta:+d}" if op.type == "TAG" and op.delta is not None else "")
+        for op in output.operations
+    )
+    status: LearningStatus = "learned" if operations else "nothing learned"
+    return SampleOutcome(status=status, operations=operations, detail=output.reasoning, **fields)
+
+
+def _trace_uid(ctx: ACEStepContext) -> str | None:
+    if ctx.trace is None:
+        return None
+    sample_id = ctx.sample.id if isinstance(ctx.sample, Sample) else None
+    try:
+        return infer_trace_identity(ctx.trace, metadata=ctx.metadata, sample_id=sample_id).trace_uid
+    except ValueError:
+        return None
+
+
+def _run_facts(ctx: ACEStepContext) -> tuple[str | None, int | None, float | None]:
+    """Task id, trial and reward of a tau2 sample or trace (None where unknown)."""
+    task_id: str | None = None
+    trial: int | None = None
+    if isinstance(ctx.sample, Sample) and "task" in ctx.sample.metadata:
+        task_id = str(ctx.sample.metadata["task"].id)
+        trial = int(ctx.sample.metadata.get("trial", 0))
+    simulation = ctx.trace.get("simulation") if isinstance(ctx.trace, Mapping) else None
+    reward = None
+    if isinstance(simulation, Mapping):
+        task_id = str(simulation.get("task_id", task_id))
+        trial = simulation.get("trial", trial)
+        reward_info = simulation.get("reward_info")
+        if isinstance(reward_info, Mapping) and reward_info.get("reward") is not None:
+            reward = float(reward_info["reward"])
+    return task_id, trial, reward

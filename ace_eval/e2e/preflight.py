@@ -1,0 +1,157 @@
+"""Everything `ace-eval e2e` checks before it calls any model; a problem is an `E2EInputError`.
+
+- settings in range, a known injection policy;
+- no mix of offline (scripted) and real models among the roles that run (a scripted SkillManager's
+  hand-written advice next to a real agent would look like learning);
+- a provider credential for every real model (one line naming the variable, e.g.
+  `OPENAI_API_KEY is not set for openai/gpt-4.1-mini`), unless `--api-base` names a server;
+- recorded traces that read as tau2 Results files, hold at least one simulation, are graded
+  (graded here when they are not) and, when the benchmark runs, hold no test-split task unless
+  `allow_test_overlap`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from ace.roles import SKILL_INJECTIONS
+from ace_eval.e2e.config import E2EConfig, Role
+from ace_eval.e2e.scripted import SCRIPTED
+from ace_eval.tau2 import ResultsFormatError, Tau2Error, evaluate_simulation, load_results
+from ace_eval.tau2.ace_task import describe_outcome
+
+__all__ = ["OFFLINE_MODELS", "E2EInputError", "check_config", "load_traces", "missing_credentials"]
+
+OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
+"""Model names that are not language models: the scripted models and pydantic-ai's TestModel."""
+
+_AWS_KEYS = frozenset({"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"})
+
+
+class E2EInputError(ValueError):
+    """A setting or an input file of `ace-eval e2e` is wrong; found before any model is called.
+    The message names the problem and the fix."""
+
+
+def check_config(config: E2EConfig) -> None:
+    """Raise `E2EInputError` for a setting out of range, mixed offline/real roles, or a real model
+    whose provider credential is missing."""
+    limits = {
+        "num_trials": config.num_trials,
+        "max_steps": config.max_steps,
+        "max_workers": config.max_workers,
+        "skills_limit": config.skills_limit,
+        "train_epochs": config.epochs,
+    }
+    too_small = [f"{name}={value}" for name, value in limits.items() if value < 1]
+    if config.task_limit is not None and config.task_limit < 1:
+        too_small.append(f"task_limit={config.task_limit}")
+    if too_small:
+        raise E2EInputError(f"{', '.join(too_small)}: must be at least 1")
+    if config.skill_injection not in SKILL_INJECTIONS:
+        raise E2EInputError(f"skill_injection must be one of {', '.join(SKILL_INJECTIONS)}; got {config.skill_injection!r}")
+    roles = config.running_roles()
+    offline = [role for role in roles if config.model_of(role) in OFFLINE_MODELS]
+    real = [role for role in roles if role not in offline]
+    if offline and real:
+        raise E2EInputError(
+            f"the roles that run mix offline and real models: {_named(config, offline)} offline, "
+            f"{_named(config, real)} real; give every running role a real model (or none), so that "
+            "scripted advice is never reported as learning"
+        )
+    if config.api_base is None:
+        for role in real:
+            missing = missing_credentials(config.model_of(role))
+            if missing:
+                raise E2EInputError(
+                    f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set for "
+                    f"{config.model_of(role)} (the {role.replace('_', ' ')} model); export it, or give --api-base"
+                )
+
+
+def missing_credentials(model: str) -> list[str]:
+    """Environment variables litellm needs for `model` that are not set (API bases, which have
+    defaults, and AWS keys when an AWS profile is configured are not counted)."""
+    import litellm
+
+    missing = litellm.validate_environment(model=model).get("missing_keys") or []
+    missing = [key for key in missing if not key.endswith(("_API_BASE", "_BASE_URL", "_HOST"))]
+    if _AWS_KEYS & set(missing) and _aws_profile_configured():
+        missing = [key for key in missing if key not in _AWS_KEYS]
+    return missing
+
+
+def load_traces(config: E2EConfig, test_task_ids: Iterable[str]) -> list[dict[str, Any]]:
+    """Every simulation of `config.traces` as a trace for the Reflector: `{"task", "simulation",
+    "feedback", "source_file"}`, graded with the task it was recorded with (upstream's reward rule)
+    when the file holds no grade.
+
+    Raises `E2EInputError` for a path that holds no tau2 Results file, a file that is not one (e.g.
+    truncated), a file without simulations, a simulation whose task the file lacks, and - when the
+    benchmark runs and `allow_test_overlap` is off - simulations of test-split tasks.
+    """
+    traces: list[dict[str, Any]] = []
+    for file in _result_files(config.traces):
+        try:
+            results = load_results(file)
+        except ResultsFormatError as exc:
+            raise E2EInputError(f"--traces: {exc}") from exc
+        if not results.simulations:
+            raise E2EInputError(f"--traces: {file} holds no simulation")
+        tasks = {task.id: task for task in results.tasks}
+        for simulation in results.simulations:
+            task = tasks.get(simulation.task_id)
+            if task is None:
+                raise E2EInputError(f"--traces: {file}: simulation {simulation.id} is of task {simulation.task_id}, "
+                                    "which the file's tasks do not include")
+            if simulation.reward_info is None:
+                try:
+                    simulation.reward_info = evaluate_simulation(task, simulation.messages, simulation.termination_reason)
+                except Tau2Error as exc:
+                    raise E2EInputError(f"--traces: {file}: cannot grade simulation {simulation.id}: {exc}") from exc
+            traces.append(
+                {
+                    "task": task.model_dump(mode="json"),
+                    "simulation": simulation.model_dump(mode="json"),
+                    "feedback": describe_outcome(simulation.reward_info, simulation.termination_reason),
+                    "source_file": str(file),
+                }
+            )
+    overlap = sorted({t["simulation"]["task_id"] for t in traces} & set(test_task_ids), key=_task_order)
+    if overlap and config.benchmark and not config.allow_test_overlap:
+        raise E2EInputError(
+            f"--traces hold simulations of test-split tasks {', '.join(overlap)}, which the benchmark runs on: "
+            "learning from them would leak the test into the skills. Use traces of other tasks, add "
+            "--no-benchmark, or pass --allow-test-overlap to accept the leak"
+        )
+    return traces
+
+
+def _result_files(paths: Iterable[Path]) -> list[Path]:
+    files: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise E2EInputError(f"--traces {path}: no such file or folder")
+        found = sorted(p for p in path.rglob("*.json") if p.is_file()) if path.is_dir() else [path]
+        if not found:
+            raise E2EInputError(f"--traces {path}: the folder holds no .json file (tau2 Results files are expected)")
+        files.extend(found)
+    return files
+
+
+def _named(config: E2EConfig, roles: list[Role]) -> str:
+    return ", ".join(f"{role} ({config.model_of(role)})" for role in roles)
+
+
+def _aws_profile_configured() -> bool:
+    if os.environ.get("AWS_PROFILE") or os.environ.get("AWS_DEFAULT_PROFILE"):
+        return True
+    home = Path.home() / ".aws"
+    return (home / "credentials").exists() or (home / "config").exists()
+
+
+def _task_order(task_id: str) -> tuple[int, str]:
+    return (int(task_id), "") if task_id.isdigit() else (1 << 30, task_id)
