@@ -53,6 +53,8 @@ def _check_litellm_name(name: str) -> None:
     # Imported here because importing litellm costs seconds; "test" and Model instances skip it.
     import litellm
 
+    litellm.suppress_debug_info = True  # its "Give Feedback / Get Help" banner would follow every error
+
     provider, sep, model_id = name.partition("/")
     if sep:
         custom_providers = {entry["provider"] for entry in litellm.custom_provider_map}

@@ -17,14 +17,14 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 
-from ace.models import UsageMeter, UsageTotals, metered, resolve_model
+from ace.models import ModelResolutionError, UsageMeter, UsageTotals, metered, resolve_model
 from ace.pipeline import SampleResult
 from ace.retrieval import SkillMatcher, skill_index
 from ace.roles import RecursiveReflector, Reflector, SkillManager
@@ -34,7 +34,7 @@ from ace_eval.e2e import scripted
 from ace_eval.e2e.config import ROLES, E2EConfig, Role
 from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of
 from ace_eval.e2e.paired import PairedComparison, TrialOutcome, paired_comparison
-from ace_eval.e2e.preflight import OFFLINE_MODELS, check_config, load_traces
+from ace_eval.e2e.preflight import OFFLINE_MODELS, E2EInputError, check_config, load_traces
 from ace_eval.tau2 import Task, load_tasks
 from ace_eval.tau2.ace_task import ResultsLog, Tau2Agent, Tau2Environment, tau2_samples
 from ace_eval.tau2.runner import run_info
@@ -107,23 +107,33 @@ class E2EReport:
         return tuple(lines)
 
 
-def run_e2e(config: E2EConfig, *, log: Callable[[str], None] = print) -> E2EReport:
+def run_e2e(
+    config: E2EConfig, *, log: Callable[[str], None] = print, models: Mapping[Role, Model] | None = None
+) -> E2EReport:
     """Run the phases of the module docstring on one event loop; `log` receives progress lines.
 
+    `models` replaces the models of the config's model strings for the roles it names (custom
+    clients, or FunctionModels in tests); the config's strings are still what the reports name.
     Raises `E2EInputError` for bad settings or inputs before any model is called; a failing
     simulation or trace is reported in the result (`failures`), never fatal.
     """
-    return asyncio.run(run_e2e_async(config, log=log))
+    return asyncio.run(run_e2e_async(config, log=log, models=models))
 
 
-async def run_e2e_async(config: E2EConfig, *, log: Callable[[str], None] = print) -> E2EReport:
+async def run_e2e_async(
+    config: E2EConfig, *, log: Callable[[str], None] = print, models: Mapping[Role, Model] | None = None
+) -> E2EReport:
     """`run_e2e` for async callers, on their event loop."""
     check_config(config)
     test_tasks = _tasks(config, config.test_split)
     traces = load_traces(config, [task.id for task in load_tasks(config.test_split)]) if config.traces else []  # type: ignore[arg-type]
     train_tasks = [] if config.traces else _tasks(config, config.train_split)
     meters = {role: UsageMeter() for role in ROLES}
-    models = {role: _model(config, role, meters[role]) for role in config.running_roles()}
+    given = dict(models or {})
+    models = {
+        role: metered(given[role], meters[role]) if role in given else _model(config, role, meters[role])
+        for role in config.running_roles()
+    }
     out = config.output_dir
     out.mkdir(parents=True, exist_ok=True)
     phases: list[PhaseRecord] = []
@@ -292,7 +302,10 @@ def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:
             factory = scripted.scripted_recursive_reflector if config.reflector_type == "rr" else scripted.scripted_reflector
         model = factory()
     else:
-        model = resolve_model(name, api_base=config.api_base, api_key=config.api_key)
+        try:
+            model = resolve_model(name, api_base=config.api_base, api_key=config.api_key)
+        except ModelResolutionError as exc:
+            raise E2EInputError(f"--{role.replace('_', '-')}-model: {exc}") from exc
     return metered(model, meter)
 
 

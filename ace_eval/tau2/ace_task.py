@@ -144,18 +144,16 @@ class Tau2Agent:
         task, trial, seed = _task_of(sample)
         if isinstance(skills, SkillSource):
             agent = LLMAgent(self._agent_model, skills=skills, model_settings=self._agent_settings)
-            injection = skills.injection
-        else:
-            injected = skills if isinstance(skills, InjectedSkills) else InjectedSkills.from_skills(skills)
-            instructions = skills_instructions(injected, "all")
+        else:  # fixed skills, rendered once like the `all` policy
+            fixed = skills if isinstance(skills, InjectedSkills) else InjectedSkills.from_skills(skills)
+            instructions = skills_instructions(fixed, "all")
             agent = LLMAgent(self._agent_model, extra_instructions=instructions, model_settings=self._agent_settings)
-            injection = "all"
         user = UserSimulator(self._user_model, task.user_scenario, model_settings=self._user_settings)
         simulation = await run_simulation(
             task, agent=agent, user=user, max_steps=self._max_steps, max_errors=self._max_errors, trial=trial, seed=seed
         )
-        used = skills.used_skill_ids if isinstance(skills, SkillSource) else injected.skill_ids
-        simulation.skill_injection = injection
+        used = skills.used_skill_ids if isinstance(skills, SkillSource) else fixed.skill_ids
+        simulation.skill_injection = skills.injection if isinstance(skills, SkillSource) else "all"
         simulation.injected_skill_ids = list(used)
         if self._log is not None:
             self._log.add(simulation)
@@ -163,7 +161,7 @@ class Tau2Agent:
         return AgentOutput(
             answer=last_text or "",
             reasoning="",
-            injected_skill_ids=tuple(used),
+            injected_skill_ids=used,
             trace_fields={"task": task.model_dump(mode="json"), "simulation": simulation.model_dump(mode="json")},
         )
 
