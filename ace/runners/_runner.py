@@ -81,25 +81,28 @@ class Runner:
         returned. Returns all results, epoch by epoch. `make_context(item)` builds an input's base
         context; epoch fields are filled here. `after_step` hooks observe every step (see
         `Pipeline.run_async`); `pipeline` replaces the runner's own (e.g. its foreground alone).
-        A progress bar shows finished and failed samples when stderr is a terminal."""
+        On a terminal (stderr), a progress bar counts samples done with every step, and beside it
+        those past the foreground (`answered`, e.g. simulations run) and those failed so far."""
         if epochs < 1:
             raise ValueError(f"epochs must be >= 1; got {epochs}")
         pipeline = pipeline or self.pipeline
         total = len(inputs)
         results: list[SampleResult] = []
-        last = pipeline.steps[-1]
-        last_name = getattr(last, "name", type(last).__name__)
+        names = [getattr(step, "name", type(step).__name__) for step in pipeline.steps]
+        boundary = names.index(pipeline.boundary_step) if pipeline.boundary_step else len(names)
+        last_foreground, last = names[boundary - 1], names[-1]
         hooks = [after_step] if callable(after_step) else list(after_step)
         with tqdm(total=total * epochs, desc=pipeline.name, unit="sample", disable=not sys.stderr.isatty()) as bar:
-            failed = 0
+            counts = {"answered": 0, "failed": 0} if boundary < len(names) else {"failed": 0}
 
-            def count_finished(event: StepEvent) -> None:
-                nonlocal failed
+            def show_progress(event: StepEvent) -> None:
+                if event.error is None and event.step == last_foreground and "answered" in counts:
+                    counts["answered"] += 1
                 if event.error is not None:
-                    failed += 1
-                    bar.set_postfix(failed=failed)
-                if event.error is not None or event.step == last_name:
+                    counts["failed"] += 1
+                if event.error is not None or event.step == last:
                     bar.update(1)
+                bar.set_postfix(counts, refresh=False)
 
             for epoch in range(1, epochs + 1):
                 contexts = [
@@ -114,7 +117,7 @@ class Runner:
                     for index, item in enumerate(inputs)
                 ]
                 epoch_results = await pipeline.run_async(
-                    contexts, workers=workers, after_step=[count_finished, *hooks]
+                    contexts, workers=workers, after_step=[show_progress, *hooks]
                 )
                 await pipeline.wait_for_background_async()
                 if on_epoch_end is not None:

@@ -12,6 +12,7 @@ import secrets
 from pathlib import Path
 
 import logfire
+from tqdm import tqdm
 
 from ace.cli import CommandError
 from ace.roles import SKILL_INJECTIONS
@@ -113,7 +114,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"note: {', '.join(offline)} run on offline scripted models (not LLMs): this run measures the "
               "plumbing of the loop, not learning")
     try:
-        report = run_e2e(config)
+        report = run_e2e(config, log=tqdm.write)
     except (E2EInputError, Tau2Error) as exc:
         raise CommandError(str(exc)) from exc
     problems = verify_run(config.output_dir)
