@@ -23,7 +23,7 @@ from ace.retrieval.matching import SkillMatcher
 from ace.roles.injected_skills import InjectedSkills
 from ace.skillbook import Skill, Skillbook, SkillbookView
 
-__all__ = ["READ_SKILL_TOOL", "SKILL_INJECTIONS", "SkillInjection", "SkillSource", "UnknownSkillError"]
+__all__ = ["READ_SKILL_DESCRIPTION", "READ_SKILL_TOOL", "SKILL_INJECTIONS", "SkillInjection", "SkillSource", "UnknownSkillError"]
 
 SkillInjection = Literal["matched", "all", "tool"]
 """How learned skills reach the agent."""

@@ -22,6 +22,7 @@ from ace_eval.e2e.config import E2EConfig, Role
 from ace_eval.e2e.scripted import SCRIPTED
 from ace_eval.tau2 import ResultsFormatError, Tau2Error, evaluate_simulation, load_results
 from ace_eval.tau2.ace_task import describe_outcome
+from ace_eval.tau2.metrics import task_order
 
 __all__ = ["OFFLINE_MODELS", "E2EInputError", "check_config", "load_traces", "missing_credentials"]
 
@@ -120,7 +121,7 @@ def load_traces(config: E2EConfig, test_task_ids: Iterable[str]) -> list[dict[st
                     "source_file": str(file),
                 }
             )
-    overlap = sorted({t["simulation"]["task_id"] for t in traces} & set(test_task_ids), key=_task_order)
+    overlap = sorted({t["simulation"]["task_id"] for t in traces} & set(test_task_ids), key=task_order)
     if overlap and config.benchmark and not config.allow_test_overlap:
         raise E2EInputError(
             f"--traces hold simulations of test-split tasks {', '.join(overlap)}, which the benchmark runs on: "
@@ -152,6 +153,3 @@ def _aws_profile_configured() -> bool:
     home = Path.home() / ".aws"
     return (home / "credentials").exists() or (home / "config").exists()
 
-
-def _task_order(task_id: str) -> tuple[int, str]:
-    return (int(task_id), "") if task_id.isdigit() else (1 << 30, task_id)
