@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import logfire
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai import ModelRetry, Tool
 from pydantic_ai.models import Model
-from pydantic_ai.toolsets import FunctionToolset
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
 from ace.models import resolve_model
 from ace.roles.injected_skills import InjectedSkills
@@ -58,11 +59,13 @@ class Agent:
         this agent. Model errors propagate unchanged.
         """
         source = skills if isinstance(skills, SkillSource) else None
-        if source is not None:
-            injected = await source.for_task(question)
+        if isinstance(skills, SkillSource):
+            injected = await skills.for_task(question)
         else:
             injected = skills if isinstance(skills, InjectedSkills) else InjectedSkills.from_skills(skills)
-        toolsets = [_read_skill_toolset(source)] if source is not None and source.injection == "tool" else None
+        toolsets: list[AbstractToolset[Any]] | None = None
+        if source is not None and source.injection == "tool":
+            toolsets = [_read_skill_toolset(source)]
         with logfire.span("agent.answer", injected_skill_ids=list(injected.skill_ids)) as span:
             result = await self._agent.run(_user_prompt(question, context, injected), toolsets=toolsets)
             used = source.used_skill_ids if source is not None else injected.skill_ids
@@ -70,7 +73,7 @@ class Agent:
         return AgentOutput(answer=result.output.answer, reasoning=result.output.reasoning, injected_skill_ids=used)
 
 
-def _read_skill_toolset(source: SkillSource) -> FunctionToolset[None]:
+def _read_skill_toolset(source: SkillSource) -> FunctionToolset[Any]:
     async def read_skill(skill_id: str) -> str:
         try:
             return source.read(skill_id)

@@ -59,7 +59,7 @@ class ACE(Runner):
                 "SkillMatcher(skillbook) and pass that same skillbook to from_roles"
             )
         agent_step = AgentStep(agent, skillbook, injection=skill_injection, matcher=matcher, match_limit=match_limit)
-        head = [agent_step, EvaluateStep(environment)]
+        head: list[Any] = [agent_step, EvaluateStep(environment)]
         pipeline = cls.assemble(
             "ACE", head, reflector=reflector, skill_manager=skill_manager, skillbook=skillbook,
             extra_steps=extra_steps, options=options,

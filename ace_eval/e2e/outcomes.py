@@ -99,33 +99,35 @@ class TrainLog:
 
 def _classify(ctx: ACEStepContext, *, error: Exception | None, failed_at: str | None) -> SampleOutcome:
     task_id, trial, reward = _run_facts(ctx)
-    fields = dict(
+    failed = SampleOutcome(
         epoch=ctx.epoch,
+        status="failed",
         trace_uid=_trace_uid(ctx),
         task_id=task_id,
         trial=trial,
         reward=reward,
         injected_skill_ids=tuple(ctx.injected_skill_ids),
+        operations=(),
+        detail="",
     )
     if error is not None:
         detail = f"{failed_at}: {type(error).__name__}: {error}"
-        return SampleOutcome(
-            status="failed", operations=(), detail=detail, simulation_failed=failed_at in SIMULATION_STEPS, **fields
-        )
+        return dataclasses.replace(failed, detail=detail, simulation_failed=failed_at in SIMULATION_STEPS)
     failed_reflections = [r for r in ctx.reflections if r.failed]
     if failed_reflections:
-        reason = failed_reflections[0].failure_reason
-        return SampleOutcome(status="failed", operations=(), detail=f"ReflectStep: the reflection failed: {reason}", **fields)
+        return dataclasses.replace(
+            failed, detail=f"ReflectStep: the reflection failed: {failed_reflections[0].failure_reason}"
+        )
     output = ctx.skill_manager_output
     if output is None or not output.finished:
         detail = "UpdateStep: the SkillManager session did not finish" + (f" ({output.reasoning})" if output else "")
-        return SampleOutcome(status="failed", operations=(), detail=detail, **fields)
+        return dataclasses.replace(failed, detail=detail)
     operations = tuple(
         f"{op.type} {op.skill_id}" + (f" {op.delta:+d}" if op.type == "TAG" and op.delta is not None else "")
         for op in output.operations
     )
     status: LearningStatus = "learned" if operations else "nothing learned"
-    return SampleOutcome(status=status, operations=operations, detail=output.reasoning, **fields)
+    return dataclasses.replace(failed, status=status, operations=operations, detail=output.reasoning)
 
 
 def _trace_uid(ctx: ACEStepContext) -> str | None:

@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from ace.retrieval import SkillMatcher, skill_index
 from ace.roles import RecursiveReflector, Reflector, SkillManager
 from ace.runners import ACE, TraceAnalyser
 from ace.skillbook import Skillbook
+from ace.steps import ACEStepContext
 from ace_eval.e2e import scripted
 from ace_eval.e2e.config import ROLES, E2EConfig, Role
 from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of
@@ -184,26 +186,26 @@ async def _learn(
     skill_manager = SkillManager(models["skill_manager"])
     train_log = TrainLog(out / "train_log.jsonl")
     epochs = config.epochs
+    results_log = None if traces else ResultsLog(_info(config), train_tasks)
+    if results_log is not None:
+        results_log.open(out / "train" / "epoch_1.json")
 
-    def checkpoint(epoch: int, results: list[SampleResult]) -> None:
+    def end_epoch(epoch: int, results: list[SampleResult]) -> None:
         skillbook.save_to_file(out / "checkpoints" / f"epoch_{epoch}.json")
         failed = sum(outcome_of(result).status == "failed" for result in results)
         log(f"epoch {epoch}/{epochs} done: {len(skillbook.skills())} active skills, {failed} failed")
         if epoch < epochs and results_log is not None:
             results_log.open(out / "train" / f"epoch_{epoch + 1}.json")
 
-    if traces:
-        results_log = None
+    if results_log is None:
         log(f"learning offline from {len(traces)} recorded simulations, {epochs} epoch(s) "
             f"({config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})")
         analyser = TraceAnalyser.from_roles(
             reflector=reflector, skill_manager=skill_manager, skillbook=skillbook, reflect_workers=config.max_workers
         )
         return await analyser.run_async(
-            traces, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=checkpoint
+            traces, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch
         )
-    results_log = ResultsLog(_info(config, models), train_tasks)
-    results_log.open(out / "train" / "epoch_1.json")
     samples = tau2_samples(train_tasks, trials=config.num_trials)
     log(f"learning online: {config.train_split} split, {len(samples)} simulations x {epochs} epoch(s), "
         f"skills {config.skill_injection} (agent {config.agent_model}, user {config.user_model}, "
@@ -220,7 +222,7 @@ async def _learn(
         reflect_workers=config.max_workers,
     )
     return await ace.run_async(
-        samples, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=checkpoint
+        samples, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch
     )
 
 
@@ -234,7 +236,7 @@ async def _benchmark(
 ) -> list[SampleResult]:
     """One arm: the baseline gets an empty skillbook (nothing to inject), the other a copy of the
     learned one under the run's policy (its use counts stay out of the learned skillbook)."""
-    results_log = ResultsLog(_info(config, models), tasks)
+    results_log = ResultsLog(_info(config), tasks)
     results_log.open(config.output_dir / "benchmark" / f"{arm}.json")
     injection = config.skill_injection if arm == "with_skills" else "all"
     ace = ACE.from_roles(
@@ -262,7 +264,7 @@ def _tau2_agent(config: E2EConfig, models: dict[Role, Model], results_log: Resul
     )
 
 
-def _info(config: E2EConfig, models: dict[Role, Model]) -> dict[str, Any]:
+def _info(config: E2EConfig) -> dict[str, Any]:
     info = run_info(
         agent=config.agent_model,
         user=config.user_model,
@@ -280,6 +282,7 @@ def _trial_outcome(metadata: Any, result: SampleResult) -> TrialOutcome:
     task_id, trial = str(metadata["task"].id), int(metadata["trial"])
     if result.error is not None or result.output is None:
         return TrialOutcome(task_id, trial, 0.0, error=f"{result.failed_at}: {type(result.error).__name__}: {result.error}")
+    assert isinstance(result.output, ACEStepContext)
     return TrialOutcome(task_id, trial, float(result.output.trace["metrics"]["reward"]))
 
 
@@ -309,20 +312,17 @@ def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:
     return metered(model, meter)
 
 
-class _phase:
-    """Context manager recording a phase's wall time and per-role usage into `phases`."""
-
-    def __init__(self, name: str, meters: dict[Role, UsageMeter], phases: list[PhaseRecord]) -> None:
-        self._name, self._meters, self._phases = name, meters, phases
-
-    def __enter__(self) -> None:
-        self._started = time.perf_counter()
-        self._before = {role: meter.snapshot() for role, meter in self._meters.items()}
-
-    def __exit__(self, *exc: object) -> None:
-        usage = {role: meter.snapshot() - self._before[role] for role, meter in self._meters.items()}
-        active = {role: totals for role, totals in usage.items() if totals.requests or totals.failed_requests}
-        self._phases.append(PhaseRecord(self._name, time.perf_counter() - self._started, active))
+@contextmanager
+def _phase(name: str, meters: dict[Role, UsageMeter], phases: list[PhaseRecord]) -> Iterator[None]:
+    """Record the wall time and per-role usage of the enclosed phase into `phases`."""
+    started = time.perf_counter()
+    before = {role: meter.snapshot() for role, meter in meters.items()}
+    try:
+        yield
+    finally:
+        usage = {role: meter.snapshot() - before[role] for role, meter in meters.items()}
+        active = {str(role): totals for role, totals in usage.items() if totals.requests or totals.failed_requests}
+        phases.append(PhaseRecord(name, time.perf_counter() - started, active))
 
 
 def _sample_label(task_id: str | None, trial: int | None, trace_uid: str | None) -> str:

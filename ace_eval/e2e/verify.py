@@ -41,7 +41,7 @@ def verify_run(run_dir: str | Path) -> list[str]:
 
 
 def _shape_problems(skillbook: Skillbook, path: Path) -> list[str]:
-    problems = []
+    problems: list[str] = []
     active = skillbook.skills()
     if active and not embedding_sidecar_path(path).exists():
         problems.append(f"{embedding_sidecar_path(path)} is missing (the skillbook has {len(active)} active skills)")
@@ -67,7 +67,7 @@ def _train_injections(run_dir: Path) -> dict[str, set[str]]:
 
 
 def _counter_problems(skillbook: Skillbook, injections: dict[str, set[str]]) -> list[str]:
-    problems = []
+    problems: list[str] = []
     skills = skillbook.skills(include_inactive=True)
     unknown = sorted(set(injections) - {s.id for s in skills})
     _add(problems, "skills injected in training but missing from the skillbook", unknown)
