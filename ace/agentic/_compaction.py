@@ -22,6 +22,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import UsageLimits
 
 __all__ = ["HistoryCompactor", "estimate_tokens", "render_messages"]
@@ -57,13 +58,24 @@ class HistoryCompactor:
     """A pydantic-ai history processor that keeps the estimated history under `budget_tokens`.
 
     `keep_recent` latest messages are never touched. `summary_model` writes the stage-2 summary; its
-    usage is added to the session usage (`ctx.usage`). `span_label` names the `{label}.compaction` span.
+    usage is added to the session usage (`ctx.usage`) and its requests carry `model_settings`.
+    `span_label` names the `{label}.compaction` span.
     """
 
-    def __init__(self, *, budget_tokens: int, keep_recent: int, summary_model: Model, span_label: str) -> None:
+    def __init__(
+        self,
+        *,
+        budget_tokens: int,
+        keep_recent: int,
+        summary_model: Model,
+        span_label: str,
+        model_settings: ModelSettings | None = None,
+    ) -> None:
         self._budget_tokens = budget_tokens
         self._keep_recent = keep_recent
-        self._summariser = Agent(summary_model, instructions=SUMMARY_INSTRUCTIONS, output_type=str)
+        self._summariser = Agent(
+            summary_model, instructions=SUMMARY_INSTRUCTIONS, output_type=str, model_settings=model_settings
+        )
         self._span_label = span_label
 
     async def __call__(self, ctx: RunContext[object], messages: list[ModelMessage]) -> list[ModelMessage]:

@@ -22,8 +22,13 @@ class AgenticConfig:
     tool-call pass: the one response's tool calls are executed, then the run ends (see `RecursiveRun`)."""
     max_tokens: int | None = None
     """Total (input + output) tokens per session, children and summaries included; None for no cap."""
-    context_budget_tokens: int | None = None
-    """Estimated history size (about 4 characters per token) above which compaction runs; None disables it."""
+    context_budget_tokens: int | Literal["auto"] | None = "auto"
+    """Estimated history size (about 4 characters per token) above which compaction runs; "auto"
+    (the default) derives it from the model's context window (60% of it, minus the output cap);
+    None disables compaction."""
+    context_window_tokens: int | None = None
+    """The model's context window in tokens; None: litellm's model information, else
+    `ace.models.DEFAULT_CONTEXT_WINDOW` (8192; set it for a local server's model)."""
     keep_recent_messages: int = 6
     """How many of the latest messages compaction never touches; at least 1, because the latest
     message is the request about to be sent (with the tool results the model has not seen yet)."""
@@ -36,13 +41,24 @@ class AgenticConfig:
     """How deep `recurse` may nest; 0 (the default) offers no `recurse` tool, so a role has exactly
     the tools it registers."""
 
+    def compaction_budget(self, *, context_window: int, max_output_tokens: int | None) -> int | None:
+        """The history budget compaction keeps to: the configured one, or for "auto" 60% of
+        `context_window` (this config's `context_window_tokens` when set) minus the output cap."""
+        if self.context_budget_tokens != "auto":
+            return self.context_budget_tokens
+        window = self.context_window_tokens or context_window
+        return max(256, int(window * 0.6) - (max_output_tokens or 0))
+
     def __post_init__(self) -> None:
         if self.max_requests < 1:
             raise ValueError(f"max_requests must be >= 1, got {self.max_requests}")
-        for name in ("max_tokens", "context_budget_tokens"):
+        for name in ("max_tokens", "context_window_tokens"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise ValueError(f"{name} must be None or >= 1, got {value}")
+        budget = self.context_budget_tokens
+        if budget != "auto" and budget is not None and (isinstance(budget, str) or budget < 1):
+            raise ValueError(f'context_budget_tokens must be "auto", None or >= 1, got {budget!r}')
         if self.keep_recent_messages < 1:
             raise ValueError(f"keep_recent_messages must be >= 1, got {self.keep_recent_messages}")
         if not 0 < self.child_budget_fraction <= 1:

@@ -20,7 +20,7 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ace.agentic._compaction import HistoryCompactor
 from ace.agentic._config import AgenticConfig, BudgetExhausted
-from ace.models import resolve_model
+from ace.models import RequestSettings, context_window, resolve_model
 
 __all__ = ["RecursiveAgent", "RecursiveRun"]
 
@@ -93,10 +93,15 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         span_label: str = "agent",
         summary_model: str | Model | None = None,
         instrument: InstrumentationSettings | bool = True,
+        settings: RequestSettings | None = None,
     ) -> None:
-        """`instrument` is pydantic-ai's instrumentation for the inner agents (True: default settings;
-        pass `InstrumentationSettings(include_content=False)` to keep prompts out of spans)."""
+        """`settings` are sent with every request of the session, compaction summaries included
+        (None: the provider's defaults). `instrument` is pydantic-ai's instrumentation for the inner
+        agents (True: default settings; pass `InstrumentationSettings(include_content=False)` to keep
+        prompts out of spans)."""
         self._model = resolve_model(model)
+        self.settings = settings or RequestSettings()
+        """What every request carries (output cap, temperature, timeout)."""
         self._instructions = instructions
         self._deps_type = deps_type
         self._output_type = output_type
@@ -104,14 +109,18 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         self.config = config
         self.span_label = span_label
         self._instrument = instrument
+        budget = config.compaction_budget(
+            context_window=context_window(self._model), max_output_tokens=self.settings.max_output_tokens
+        )
         self._compactor = (
             HistoryCompactor(
-                budget_tokens=config.context_budget_tokens,
+                budget_tokens=budget,
                 keep_recent=config.keep_recent_messages,
                 summary_model=resolve_model(summary_model) if summary_model is not None else self._model,
                 span_label=span_label,
+                model_settings=self.settings.model_settings(),
             )
-            if config.context_budget_tokens is not None
+            if budget is not None
             else None
         )
 
@@ -168,6 +177,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
             tools=tools,
             retries={"tools": self.config.tool_retries},
             end_strategy="exhaustive",
+            model_settings=self.settings.model_settings(),
             capabilities=[ProcessHistory(self._compactor)] if self._compactor is not None else None,
         )
         agent.instrument = self._instrument

@@ -7,7 +7,8 @@ litellm-style `"provider/name"` string (`openai/gpt-4.1-mini`, `anthropic/...`, 
 `openai/<served-name>` plus `api_base`.
 
 `metered(model, meter)` wraps any model so that its requests, tokens and cost add up in a
-`UsageMeter`.
+`UsageMeter`. `RequestSettings` is what every request of a role carries (output cap, temperature,
+timeout); `context_window(model)` how many input tokens a model takes.
 """
 
 from __future__ import annotations
@@ -19,6 +20,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from ace.models._errors import ModelResolutionError  # noqa: E402
 from ace.models._litellm_transport import LiteLLMTransport  # noqa: E402
 from ace.models._resolve import resolve_model  # noqa: E402
+from ace.models._settings import DEFAULT_CONTEXT_WINDOW, RequestSettings, context_window  # noqa: E402
 from ace.models._usage import UsageMeter, UsageTotals, metered  # noqa: E402
 
-__all__ = ["LiteLLMTransport", "ModelResolutionError", "UsageMeter", "UsageTotals", "metered", "resolve_model"]
+__all__ = [
+    "DEFAULT_CONTEXT_WINDOW",
+    "LiteLLMTransport",
+    "ModelResolutionError",
+    "RequestSettings",
+    "UsageMeter",
+    "UsageTotals",
+    "context_window",
+    "metered",
+    "resolve_model",
+]

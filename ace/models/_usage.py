@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 import warnings
+from collections import Counter
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, fields
@@ -55,6 +56,10 @@ class UsageTotals:
 _COUNTS = tuple(field.name for field in fields(UsageTotals) if field.name != "cost_usd")
 
 
+_SENT_SETTINGS = ("max_tokens", "temperature", "timeout")
+"""The request settings a meter records as sent (see `UsageMeter.settings_sent`)."""
+
+
 class UsageMeter:
     """Running usage totals; safe to record into from several asyncio tasks and threads at once."""
 
@@ -62,12 +67,16 @@ class UsageMeter:
         self._lock = threading.Lock()
         self._counts = dict.fromkeys(_COUNTS, 0)
         self._cost: Decimal | None = None
+        self._sent: Counter[tuple[Any, ...]] = Counter()
 
-    def record(self, response: ModelResponse) -> None:
-        """Add one response's tokens and cost: `usage.cost` if reported, else genai-prices' `response.cost()`."""
+    def record(self, response: ModelResponse, settings: ModelSettings | None = None) -> None:
+        """Add one response's tokens and cost (`usage.cost` if reported, else genai-prices'
+        `response.cost()`), and the `settings` its request carried."""
         cost = _cost(response)
         usage = response.usage
+        sent = tuple((settings or {}).get(name) for name in _SENT_SETTINGS)
         with self._lock:
+            self._sent[sent] += 1
             self._counts["requests"] += 1
             self._counts["input_tokens"] += usage.input_tokens
             self._counts["output_tokens"] += usage.output_tokens
@@ -81,6 +90,13 @@ class UsageMeter:
         """Add one request that raised instead of returning a response."""
         with self._lock:
             self._counts["failed_requests"] += 1
+
+    def settings_sent(self) -> list[dict[str, Any]]:
+        """Each distinct combination of max_tokens, temperature and timeout that requests carried
+        (None: not set), with the number of requests that carried it, most frequent first."""
+        with self._lock:
+            counted = self._sent.most_common()
+        return [{**dict(zip(_SENT_SETTINGS, values)), "requests": count} for values, count in counted]
 
     def snapshot(self) -> UsageTotals:
         """The totals recorded so far."""
@@ -119,7 +135,7 @@ class _MeteredModel(WrapperModel):
         except BaseException:
             self.meter.record_failure()
             raise
-        self.meter.record(response)
+        self.meter.record(response, model_settings)
         return response
 
     @asynccontextmanager
@@ -136,7 +152,7 @@ class _MeteredModel(WrapperModel):
         except BaseException:  # includes an error raised by the code consuming the stream
             self.meter.record_failure()
             raise
-        self.meter.record(stream.get())
+        self.meter.record(stream.get(), model_settings)
 
 
 def metered(model: Model, meter: UsageMeter) -> Model:

@@ -12,7 +12,7 @@ from pydantic_ai import ModelRetry, Tool
 from pydantic_ai.models import Model
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from ace.models import resolve_model
+from ace.models import RequestSettings, resolve_model
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput
 from ace.roles.prompts import AGENT_INSTRUCTIONS
@@ -36,10 +36,22 @@ class Agent:
     role does not touch any counter (the step that calls it bumps `used_count`).
     """
 
-    def __init__(self, model: str | Model, *, instructions: str = AGENT_INSTRUCTIONS) -> None:
-        """`model` is a model string (see `ace.models.resolve_model`) or a pydantic-ai Model."""
+    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=1024, temperature=0.0, timeout_seconds=300.0)
+    """Every request's settings unless `settings` is given."""
+
+    def __init__(
+        self, model: str | Model, *, instructions: str = AGENT_INSTRUCTIONS, settings: RequestSettings | None = None
+    ) -> None:
+        """`model` is a model string (see `ace.models.resolve_model`) or a pydantic-ai Model;
+        `settings` go with every request (default `DEFAULT_SETTINGS`)."""
+        self.settings = settings or self.DEFAULT_SETTINGS
+        """What every request carries (output cap, temperature, timeout)."""
         self._agent = PydanticAgent(
-            resolve_model(model), output_type=_Answer, instructions=instructions, name="ace-agent"
+            resolve_model(model),
+            output_type=_Answer,
+            instructions=instructions,
+            name="ace-agent",
+            model_settings=self.settings.model_settings(),
         )
         self._agent.instrument = True  # model-request spans, like the RecursiveAgent roles
 

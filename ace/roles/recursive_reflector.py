@@ -13,6 +13,7 @@ from pydantic_ai.models import Model
 
 from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
 from ace.agentic.sandbox import ExecutionResult, Sandbox
+from ace.models import RequestSettings
 from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._reflection_common import Analysis, render_task_inputs
 from ace.roles._skill_dicts import skill_detail, skill_summary
@@ -51,6 +52,9 @@ class RecursiveReflector:
     `ReflectorOutput.failure(reason)` instead of inventing content; callers skip it.
     """
 
+    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=1536, temperature=0.0, timeout_seconds=300.0)
+    """Every request's settings unless `settings` is given: room for a code cell or the submission."""
+
     def __init__(
         self,
         model: str | Model,
@@ -61,10 +65,12 @@ class RecursiveReflector:
         sandbox_factory: Callable[[], Sandbox] = Sandbox,
         summary_model: str | Model | None = None,
         instructions: str = RECURSIVE_REFLECTOR_INSTRUCTIONS,
+        settings: RequestSettings | None = None,
     ) -> None:
         """`model` is a model string or a pydantic-ai Model; `skillbook` (a Skillbook or its
         read-only view) enables the `search_skillbook` / `read_skill` tools; `sandbox_factory`
-        makes one sandbox per `reflect` call."""
+        makes one sandbox per `reflect` call; `settings` go with every request (default
+        `DEFAULT_SETTINGS`)."""
         self._skillbook = skillbook
         self._embedder = embedder
         self._sandbox_factory = sandbox_factory
@@ -82,6 +88,7 @@ class RecursiveReflector:
             config=config or AgenticConfig(),
             span_label="rr",
             summary_model=summary_model,
+            settings=settings or self.DEFAULT_SETTINGS,
         )
 
     async def reflect(

@@ -9,7 +9,7 @@ import logfire
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models import Model
 
-from ace.models import resolve_model
+from ace.models import RequestSettings, resolve_model
 from ace.roles._reflection_common import Analysis, render_task_inputs
 from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.roles.outputs import ReflectorOutput
@@ -27,22 +27,33 @@ class Reflector:
     `max_trace_chars` keeps its head and tail with a marker stating how many characters were cut.
     """
 
+    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=2048, temperature=0.0, timeout_seconds=300.0)
+    """Every request's settings unless `settings` is given: room for the five-part analysis."""
+
     def __init__(
         self,
         model: str | Model,
         *,
         max_trace_chars: int = DEFAULT_TRACE_CHAR_LIMIT,
         instructions: str = REFLECTOR_INSTRUCTIONS,
+        settings: RequestSettings | None = None,
     ) -> None:
-        """`model` is a model string (see `ace.models.resolve_model`) or a pydantic-ai Model.
+        """`model` is a model string (see `ace.models.resolve_model`) or a pydantic-ai Model;
+        `settings` go with every request (default `DEFAULT_SETTINGS`).
 
         Raises ValueError when `max_trace_chars` is not positive.
         """
         if max_trace_chars <= 0:
             raise ValueError(f"max_trace_chars must be positive, got {max_trace_chars}")
         self._max_trace_chars = max_trace_chars
+        self.settings = settings or self.DEFAULT_SETTINGS
+        """What every request carries (output cap, temperature, timeout)."""
         self._agent = PydanticAgent(
-            resolve_model(model), output_type=Analysis, instructions=instructions, name="ace-reflector"
+            resolve_model(model),
+            output_type=Analysis,
+            instructions=instructions,
+            name="ace-reflector",
+            model_settings=self.settings.model_settings(),
         )
         self._agent.instrument = True  # model-request spans, like the RecursiveAgent roles
 

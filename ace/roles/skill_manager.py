@@ -10,6 +10,7 @@ from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.models import Model
 
 from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
+from ace.models import RequestSettings
 from ace.retrieval import Embedder
 from ace.roles._sm_tools import SM_TOOLS, SMDeps
 from ace.roles.outputs import ReflectorOutput, SkillManagerOutput
@@ -46,6 +47,9 @@ class SkillManager:
     returned `SkillManagerOutput.operations` is the audit log of what was done.
     """
 
+    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=1024, temperature=0.0, timeout_seconds=300.0)
+    """Every request's settings unless `settings` is given: a few tool calls per response."""
+
     def __init__(
         self,
         model: str | Model,
@@ -54,10 +58,12 @@ class SkillManager:
         embedder: Embedder | None = None,
         harmful_threshold: int = DEFAULT_HARMFUL_THRESHOLD,
         summary_model: str | Model | None = None,
+        settings: RequestSettings | None = None,
     ) -> None:
         """`model` is a model string or a pydantic-ai Model; `embedder` serves search_skills
         (None: retrieval's default); `harmful_threshold` is N in "remove skills whose
-        harmful_count >= N". Raises ValueError when `harmful_threshold` < 1."""
+        harmful_count >= N"; `settings` go with every request (default `DEFAULT_SETTINGS`). Raises
+        ValueError when `harmful_threshold` < 1."""
         self._embedder = embedder
         self._agent = RecursiveAgent(
             model,
@@ -68,6 +74,7 @@ class SkillManager:
             config=config or AgenticConfig(),
             span_label="sm",
             summary_model=summary_model,
+            settings=settings or self.DEFAULT_SETTINGS,
         )
 
     async def update_skills(

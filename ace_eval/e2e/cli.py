@@ -16,7 +16,8 @@ from tqdm import tqdm
 
 from ace.cli import CommandError
 from ace.roles import SKILL_INJECTIONS
-from ace_eval.e2e.config import E2EConfig
+from ace.models import RequestSettings
+from ace_eval.e2e.config import ROLES, E2EConfig, Role
 from ace_eval.e2e.paired import format_paired
 from ace_eval.e2e.preflight import OFFLINE_MODELS, E2EInputError
 from ace_eval.e2e.report import exit_status, write_reports
@@ -61,7 +62,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-num-steps", type=_positive, default=200)
     parser.add_argument("--max-workers", type=_positive, default=4)
     parser.add_argument("--task-limit", type=_positive, help="use only the first N tasks of each split")
-    parser.add_argument("--temperature", type=float, default=0.0)
+    parser.add_argument("--max-output-tokens", type=_positive, help="output-token cap of every role's requests")
+    parser.add_argument("--temperature", type=float, help="sampling temperature of every role (default 0.0)")
+    parser.add_argument("--request-timeout", type=float, help="seconds one request may take (default 300)")
+    for role in ("agent", "user", "reflector", "skill-manager"):
+        parser.add_argument(f"--{role}-max-output-tokens", type=_positive, help=f"output-token cap of the {role}")
+        parser.add_argument(f"--{role}-temperature", type=float, help=f"sampling temperature of the {role}")
     parser.add_argument("--no-benchmark", action="store_true", help="stop after learning the skillbook")
     parser.add_argument("--allow-test-overlap", action="store_true",
                         help="learn from --traces that hold test-split tasks although the benchmark runs on them")
@@ -87,7 +93,27 @@ def _positive(text: str) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    config = E2EConfig(
+    try:
+        config = _config(args)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    _configure_logfire(args.logfire)
+    offline = [role for role in config.running_roles() if config.model_of(role) in OFFLINE_MODELS]
+    if offline:
+        print(f"note: {', '.join(offline)} run on offline scripted models (not LLMs): this run measures the "
+              "plumbing of the loop, not learning")
+    try:
+        report = run_e2e(config, log=tqdm.write)
+    except (E2EInputError, Tau2Error) as exc:
+        raise CommandError(str(exc)) from exc
+    problems = verify_run(config.output_dir)
+    write_reports(report, problems=problems)
+    _print_report(report, problems, verbose=args.verbose)
+    return exit_status(report, problems)
+
+
+def _config(args: argparse.Namespace) -> E2EConfig:
+    return E2EConfig(
         output_dir=args.output_dir or Path("results") / "e2e" / f"run_{secrets.token_hex(6)}",
         traces=tuple(args.traces),
         agent_model=args.agent_model,
@@ -106,21 +132,20 @@ def _run(args: argparse.Namespace) -> int:
         train_epochs=args.train_epochs,
         benchmark=not args.no_benchmark,
         allow_test_overlap=args.allow_test_overlap,
+        max_output_tokens=args.max_output_tokens,
         temperature=args.temperature,
+        request_timeout=args.request_timeout,
+        role_settings=_role_settings(args),
     )
-    _configure_logfire(args.logfire)
-    offline = [role for role in config.running_roles() if config.model_of(role) in OFFLINE_MODELS]
-    if offline:
-        print(f"note: {', '.join(offline)} run on offline scripted models (not LLMs): this run measures the "
-              "plumbing of the loop, not learning")
-    try:
-        report = run_e2e(config, log=tqdm.write)
-    except (E2EInputError, Tau2Error) as exc:
-        raise CommandError(str(exc)) from exc
-    problems = verify_run(config.output_dir)
-    write_reports(report, problems=problems)
-    _print_report(report, problems, verbose=args.verbose)
-    return exit_status(report, problems)
+
+
+def _role_settings(args: argparse.Namespace) -> dict[Role, RequestSettings]:
+    settings: dict[Role, RequestSettings] = {}
+    for role in ROLES:
+        cap, temperature = getattr(args, f"{role}_max_output_tokens"), getattr(args, f"{role}_temperature")
+        if cap is not None or temperature is not None:
+            settings[role] = RequestSettings(max_output_tokens=cap, temperature=temperature)
+    return settings
 
 
 def _verify(args: argparse.Namespace) -> int:

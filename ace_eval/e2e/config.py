@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
 
-from ace.roles import SkillInjection
+from ace.models import RequestSettings
+from ace.roles import Reflector, RecursiveReflector, SkillInjection, SkillManager
 from ace_eval.e2e.scripted import SCRIPTED
+from ace_eval.tau2 import LLMAgent, UserSimulator
 
 __all__ = ["ROLES", "E2EConfig", "Role"]
 
@@ -67,8 +70,14 @@ class E2EConfig:
     """Run the paired benchmark (baseline vs learned skills) after learning."""
     allow_test_overlap: bool = False
     """Learn from `traces` that hold test-split tasks even though the benchmark runs on them."""
-    temperature: float = 0.0
-    """Sampling temperature of agent and user."""
+    max_output_tokens: int | None = None
+    """Output-token cap of every role's requests (None: each role's default)."""
+    temperature: float | None = None
+    """Sampling temperature of every role (None: each role's default, 0.0)."""
+    request_timeout: float | None = None
+    """Seconds one request of any role may take (None: each role's default, 300)."""
+    role_settings: Mapping[Role, RequestSettings] = dataclasses.field(default_factory=dict)
+    """Per-role values that beat the run-wide ones above (unset fields of a role's entry do not)."""
 
     @property
     def epochs(self) -> int:
@@ -80,6 +89,25 @@ class E2EConfig:
     def model_of(self, role: Role) -> str:
         """The model string of `role`."""
         return str(getattr(self, f"{role}_model"))
+
+    def request_settings(self, role: Role) -> RequestSettings:
+        """What every request of `role` carries: the role's default, then the run-wide values,
+        then the role's own `role_settings`, each only where set."""
+        default = {
+            "agent": LLMAgent.DEFAULT_SETTINGS,
+            "user": UserSimulator.DEFAULT_SETTINGS,
+            "reflector": RecursiveReflector.DEFAULT_SETTINGS if self.reflector_type == "rr" else Reflector.DEFAULT_SETTINGS,
+            "skill_manager": SkillManager.DEFAULT_SETTINGS,
+        }[role]
+        settings = default.overridden(
+            max_output_tokens=self.max_output_tokens, temperature=self.temperature, timeout_seconds=self.request_timeout
+        )
+        own = self.role_settings.get(role)
+        if own is None:
+            return settings
+        return settings.overridden(
+            max_output_tokens=own.max_output_tokens, temperature=own.temperature, timeout_seconds=own.timeout_seconds
+        )
 
     def running_roles(self) -> tuple[Role, ...]:
         """The roles that run in this invocation: agent and user only when they simulate

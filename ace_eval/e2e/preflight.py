@@ -52,6 +52,11 @@ def check_config(config: E2EConfig) -> None:
         too_small.append(f"task_limit={config.task_limit}")
     if too_small:
         raise E2EInputError(f"{', '.join(too_small)}: must be at least 1")
+    for role in config.running_roles():
+        try:
+            config.request_settings(role)
+        except ValueError as exc:
+            raise E2EInputError(f"request settings of the {role.replace('_', ' ')}: {exc}") from exc
     if config.skill_injection not in SKILL_INJECTIONS:
         raise E2EInputError(f"skill_injection must be one of {', '.join(SKILL_INJECTIONS)}; got {config.skill_injection!r}")
     roles = config.running_roles()

@@ -50,6 +50,7 @@ def summary_dict(report: E2EReport, *, problems: list[str]) -> dict[str, Any]:
         "plumbing_only": report.plumbing_only,
         "exit_status": exit_status(report, problems),
         "config": _config(report),
+        "model_settings": report.model_settings,
         "skillbook": str(report.skillbook_path),
         "skills": report.skills,
         "traces": len(report.learning),
@@ -142,6 +143,7 @@ def _config(report: E2EReport) -> dict[str, Any]:
     config["traces"] = [str(path) for path in report.config.traces]
     config["output_dir"] = str(report.config.output_dir)
     config["train_epochs"] = report.config.epochs
+    config["role_settings"] = {role: settings.to_dict() for role, settings in report.config.role_settings.items()}
     return config
 
 

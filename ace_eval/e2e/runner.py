@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai.models import Model
-from pydantic_ai.settings import ModelSettings
 
 from ace.models import ModelResolutionError, UsageMeter, UsageTotals, metered, resolve_model
 from ace.pipeline import SampleResult
@@ -80,6 +79,9 @@ class E2EReport:
     """Wall time and usage per phase."""
     benchmark_outcomes: dict[str, tuple[TrialOutcome, ...]]
     """Per arm (`baseline`, `with_skills`), every (task, trial) with its reward or error."""
+    model_settings: dict[str, dict[str, Any]]
+    """Per running role: the `configured` RequestSettings and the settings its requests were
+    actually `sent` with (each distinct max_tokens / temperature / timeout, with a request count)."""
 
     @property
     def plumbing_only(self) -> bool:
@@ -170,6 +172,10 @@ async def run_e2e_async(
         paired=paired,
         phases=tuple(phases),
         benchmark_outcomes=outcomes,
+        model_settings={
+            role: {"configured": config.request_settings(role).to_dict(), "sent": meters[role].settings_sent()}
+            for role in config.running_roles()
+        },
     )
 
 
@@ -183,7 +189,7 @@ async def _learn(
 ) -> list[SampleResult]:
     out = config.output_dir
     reflector = _reflector(config, models["reflector"], skillbook)
-    skill_manager = SkillManager(models["skill_manager"])
+    skill_manager = SkillManager(models["skill_manager"], settings=config.request_settings("skill_manager"))
     train_log = TrainLog(out / "train_log.jsonl")
     epochs = config.epochs
     results_log = None if traces else ResultsLog(_info(config), train_tasks)
@@ -243,7 +249,7 @@ async def _benchmark(
         agent=_tau2_agent(config, models, results_log),
         environment=Tau2Environment(),
         reflector=_reflector(config, models["reflector"], skillbook),
-        skill_manager=SkillManager(models["skill_manager"]),
+        skill_manager=SkillManager(models["skill_manager"], settings=config.request_settings("skill_manager")),
         skillbook=skillbook,
         matcher=SkillMatcher(skillbook) if injection == "matched" else None,
         skill_injection=injection,
@@ -253,13 +259,12 @@ async def _benchmark(
 
 
 def _tau2_agent(config: E2EConfig, models: dict[Role, Model], results_log: ResultsLog) -> Tau2Agent:
-    settings = ModelSettings(temperature=config.temperature)
     return Tau2Agent(
         models["agent"],
         models["user"],
         max_steps=config.max_steps,
-        agent_settings=settings,
-        user_settings=settings,
+        agent_settings=config.request_settings("agent"),
+        user_settings=config.request_settings("user"),
         log=results_log,
     )
 
@@ -271,8 +276,8 @@ def _info(config: E2EConfig) -> dict[str, Any]:
         trials=config.num_trials,
         max_steps=config.max_steps,
         max_errors=10,
-        agent_temperature=config.temperature,
-        user_temperature=config.temperature,
+        agent_settings=config.request_settings("agent"),
+        user_settings=config.request_settings("user"),
     )
     info["ace"] = {"skill_injection": config.skill_injection, "skills_limit": config.skills_limit}
     return info
@@ -292,9 +297,10 @@ def _tasks(config: E2EConfig, split: str) -> list[Task]:
 
 
 def _reflector(config: E2EConfig, model: Model, skillbook: Skillbook) -> Reflector | RecursiveReflector:
+    settings = config.request_settings("reflector")
     if config.reflector_type == "rr":
-        return RecursiveReflector(model, skillbook=skillbook.view())
-    return Reflector(model)
+        return RecursiveReflector(model, skillbook=skillbook.view(), settings=settings)
+    return Reflector(model, settings=settings)
 
 
 def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from pydantic_ai.models import Model
-from pydantic_ai.settings import ModelSettings
 
+from ace.models import RequestSettings
 from ace.roles import AgentOutput, InjectedSkills, Sample, SkillSource
 from ace.skillbook import Skill
 from ace.steps import EnvironmentResult
@@ -115,11 +115,13 @@ class Tau2Agent:
         *,
         max_steps: int = DEFAULT_MAX_STEPS,
         max_errors: int = DEFAULT_MAX_ERRORS,
-        agent_settings: ModelSettings | None = None,
-        user_settings: ModelSettings | None = None,
+        agent_settings: RequestSettings | None = None,
+        user_settings: RequestSettings | None = None,
         log: ResultsLog | None = None,
     ) -> None:
-        """Raises ValueError for `max_steps` or `max_errors` below 1."""
+        """`agent_settings` / `user_settings` go with every request of the LLM agent / the simulated
+        user (default: their `DEFAULT_SETTINGS`). Raises ValueError for `max_steps` or `max_errors`
+        below 1."""
         if max_steps < 1 or max_errors < 1:
             raise ValueError(f"max_steps ({max_steps}) and max_errors ({max_errors}) must be at least 1")
         self._agent_model = agent_model
@@ -143,12 +145,12 @@ class Tau2Agent:
         a sample without tau2 metadata."""
         task, trial, seed = _task_of(sample)
         if isinstance(skills, SkillSource):
-            agent = LLMAgent(self._agent_model, skills=skills, model_settings=self._agent_settings)
+            agent = LLMAgent(self._agent_model, skills=skills, settings=self._agent_settings)
         else:  # fixed skills, rendered once like the `all` policy
             fixed = skills if isinstance(skills, InjectedSkills) else InjectedSkills.from_skills(skills)
             instructions = skills_instructions(fixed, "all")
-            agent = LLMAgent(self._agent_model, extra_instructions=instructions, model_settings=self._agent_settings)
-        user = UserSimulator(self._user_model, task.user_scenario, model_settings=self._user_settings)
+            agent = LLMAgent(self._agent_model, extra_instructions=instructions, settings=self._agent_settings)
+        user = UserSimulator(self._user_model, task.user_scenario, settings=self._user_settings)
         simulation = await run_simulation(
             task, agent=agent, user=user, max_steps=self._max_steps, max_errors=self._max_errors, trial=trial, seed=seed
         )

@@ -19,9 +19,9 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models import Model
-from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
+from ace.models import RequestSettings
 from ace.roles import READ_SKILL_TOOL, InjectedSkills, SkillInjection, SkillSource, UnknownSkillError
 from ace.roles.skill_source import READ_SKILL_DESCRIPTION
 from ace_eval.tau2._model_turn import ModelTurn, append_request_part, request_model
@@ -75,17 +75,21 @@ _READ_SKILL_DEFINITION = ToolDefinition(
 class LLMAgent:
     """Produces the agent's next message from the whole trajectory with one model request."""
 
+    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=1024, temperature=0.0, timeout_seconds=300.0)
+    """Every request's settings unless `settings` is given: one message or a few tool calls."""
+
     def __init__(
         self,
         model: Model,
         *,
         extra_instructions: str = "",
         skills: SkillSource | None = None,
-        model_settings: ModelSettings | None = None,
+        settings: RequestSettings | None = None,
         tools: Sequence[ToolDefinition] | None = None,
     ) -> None:
         """`model` answers; `extra_instructions` extends the system prompt, or `skills` supplies the
-        learned skills at the first turn (not both: ValueError); `tools` default to the airline 14."""
+        learned skills at the first turn (not both: ValueError); `settings` go with every request
+        (default `DEFAULT_SETTINGS`); `tools` default to the airline 14."""
         if extra_instructions and skills is not None:
             raise ValueError("give extra_instructions or a SkillSource, not both")
         self.model = model
@@ -95,7 +99,8 @@ class LLMAgent:
             None if skills is not None else agent_system_prompt(extra_instructions=extra_instructions)
         )
         """The system prompt; with a SkillSource it is set at the first turn."""
-        self.model_settings = model_settings
+        self.settings = settings or self.DEFAULT_SETTINGS
+        """What every request carries (output cap, temperature, timeout)."""
         base_tools = tuple(tool_definitions() if tools is None else tools)
         self.tools = (*base_tools, _READ_SKILL_DEFINITION) if self._reads_skills() else base_tools
 
@@ -129,7 +134,7 @@ class LLMAgent:
             self.system_prompt,
             _agent_view(trajectory),
             tools=self.tools,
-            settings=self.model_settings,
+            settings=self.settings.model_settings(),
         )
         turn = ModelTurn(response)
         calls = [

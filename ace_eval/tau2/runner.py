@@ -17,9 +17,8 @@ from typing import Any
 
 import logfire
 from pydantic_ai.models import Model
-from pydantic_ai.settings import ModelSettings
 
-from ace.models import resolve_model
+from ace.models import RequestSettings, resolve_model
 from ace_eval.tau2.agent import LLMAgent
 from ace_eval.tau2.data import load_policy, simulation_guidelines
 from ace_eval.tau2.orchestrator import DEFAULT_MAX_ERRORS, DEFAULT_MAX_STEPS, run_simulation
@@ -86,8 +85,8 @@ async def run_tasks(
         raise ValueError(f"{', '.join(f'{name}={value}' for name, value in too_small.items())}: must be at least 1")
     agent = resolve_model(agent_model)
     user = resolve_model(user_model)
-    agent_settings = ModelSettings(temperature=agent_temperature)
-    user_settings = ModelSettings(temperature=user_temperature)
+    agent_settings = LLMAgent.DEFAULT_SETTINGS.overridden(temperature=agent_temperature)
+    user_settings = UserSimulator.DEFAULT_SETTINGS.overridden(temperature=user_temperature)
     seeds = trial_seeds(seed, trials)
     info = run_info(
         agent=_model_name(agent_model, agent),
@@ -95,8 +94,8 @@ async def run_tasks(
         trials=trials,
         max_steps=max_steps,
         max_errors=max_errors,
-        agent_temperature=agent_temperature,
-        user_temperature=user_temperature,
+        agent_settings=agent_settings,
+        user_settings=user_settings,
         extra_instructions=extra_instructions,
         seed=seed,
     )
@@ -109,8 +108,8 @@ async def run_tasks(
             try:
                 simulation = await run_simulation(
                     task,
-                    agent=LLMAgent(agent, extra_instructions=extra_instructions, model_settings=agent_settings),
-                    user=UserSimulator(user, task.user_scenario, model_settings=user_settings),
+                    agent=LLMAgent(agent, extra_instructions=extra_instructions, settings=agent_settings),
+                    user=UserSimulator(user, task.user_scenario, settings=user_settings),
                     max_steps=max_steps,
                     max_errors=max_errors,
                     trial=trial,
@@ -137,12 +136,13 @@ def run_info(
     trials: int,
     max_steps: int,
     max_errors: int,
-    agent_temperature: float,
-    user_temperature: float,
+    agent_settings: RequestSettings,
+    user_settings: RequestSettings,
     extra_instructions: str = "",
     seed: int = 300,
 ) -> dict[str, Any]:
-    """The `info` block of a Results file (upstream's layout) for a run with these settings."""
+    """The `info` block of a Results file (upstream's layout) for a run with these settings; each
+    model's `llm_args` are exactly the settings its requests carry."""
     return {
         "git_commit": None,
         "num_trials": trials,
@@ -151,13 +151,13 @@ def run_info(
         "user_info": {
             "implementation": "user_simulator",
             "llm": user,
-            "llm_args": {"temperature": user_temperature},
+            "llm_args": dict(user_settings.model_settings()),
             "global_simulation_guidelines": simulation_guidelines().strip(),
         },
         "agent_info": {
             "implementation": "llm_agent",
             "llm": agent,
-            "llm_args": {"temperature": agent_temperature},
+            "llm_args": dict(agent_settings.model_settings()),
             "extra_instructions": extra_instructions,
         },
         "environment_info": {"domain_name": "airline", "policy": load_policy(), "tool_defs": None},

@@ -10,8 +10,8 @@ from collections.abc import Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, UserPromptPart
 from pydantic_ai.models import Model
-from pydantic_ai.settings import ModelSettings
 
+from ace.models import RequestSettings
 from ace_eval.tau2._model_turn import ModelTurn, append_request_part, request_model
 from ace_eval.tau2.data import simulation_guidelines
 from ace_eval.tau2.results import Message, UserMessage, now_iso
@@ -36,18 +36,21 @@ def is_user_stop(message: UserMessage) -> bool:
 class UserSimulator:
     """Produces the simulated user's next message for one task's scenario."""
 
-    def __init__(
-        self, model: Model, scenario: UserScenario, *, model_settings: ModelSettings | None = None
-    ) -> None:
-        """`model` plays the user described by `scenario`."""
+    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=512, temperature=0.0, timeout_seconds=300.0)
+    """Every request's settings unless `settings` is given: one short chat message."""
+
+    def __init__(self, model: Model, scenario: UserScenario, *, settings: RequestSettings | None = None) -> None:
+        """`model` plays the user described by `scenario`; `settings` go with every request
+        (default `DEFAULT_SETTINGS`)."""
         self.model = model
         self.system_prompt = user_system_prompt(scenario)
-        self.model_settings = model_settings
+        self.settings = settings or self.DEFAULT_SETTINGS
+        """What every request carries (output cap, temperature, timeout)."""
 
     async def next_message(self, trajectory: Sequence[Message]) -> UserMessage:
         """The user's reply to the agent's latest text (tool traffic is invisible to the user)."""
         response = await request_model(
-            self.model, self.system_prompt, _user_view(trajectory), tools=(), settings=self.model_settings
+            self.model, self.system_prompt, _user_view(trajectory), tools=(), settings=self.settings.model_settings()
         )
         turn = ModelTurn(response)
         return UserMessage(content=turn.text, timestamp=now_iso(), cost=turn.cost, usage=turn.usage)

@@ -93,7 +93,7 @@ async def test_tau2_agent_records_the_graded_simulation_in_trace_and_results_fil
 ) -> None:
     task = airline_tasks[WRITING_TASK]
     info = run_info(agent="reading-agent", user="scripted", trials=1, max_steps=200, max_errors=10,
-                    agent_temperature=0.0, user_temperature=0.0)
+                    agent_settings=LLMAgent.DEFAULT_SETTINGS, user_settings=UserSimulator.DEFAULT_SETTINGS)
     log = ResultsLog(info, [task])
     log.open(tmp_path / "results.json")
     source = SkillSource(_book(), injection="tool")

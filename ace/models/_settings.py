@@ -1,0 +1,95 @@
+"""What every request of a role carries (`RequestSettings`), and how large a model's context is.
+
+Real models are hostile: a request without an output cap can generate until the server gives up,
+one without a timeout can hang a run. Each role has defaults that fit its job (see the roles'
+`DEFAULT_SETTINGS`); callers override them per role.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic_ai.models import Model
+from pydantic_ai.settings import ModelSettings
+
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "RequestSettings", "context_window"]
+
+DEFAULT_CONTEXT_WINDOW = 8192
+"""Context window assumed for a model litellm has no information about (a local server's alias, a
+test model); override it with `AgenticConfig.context_window_tokens`."""
+
+
+@dataclass(frozen=True)
+class RequestSettings:
+    """The sampling and safety settings sent with every request of one role.
+
+    Raises ValueError naming the field for a cap or timeout below or at 0, or a temperature outside
+    [0, 2].
+    """
+
+    max_output_tokens: int | None = None
+    """Most tokens one response may generate (`max_tokens` on the wire); None: the provider's default."""
+    temperature: float | None = None
+    """Sampling temperature; None: the provider's default."""
+    timeout_seconds: float | None = None
+    """Seconds one request may take before it fails; None: the client's default."""
+
+    def __post_init__(self) -> None:
+        if self.max_output_tokens is not None and (isinstance(self.max_output_tokens, bool) or self.max_output_tokens < 1):
+            raise ValueError(f"max_output_tokens must be None or >= 1, got {self.max_output_tokens!r}")
+        if self.temperature is not None and not (0.0 <= self.temperature <= 2.0 and math.isfinite(self.temperature)):
+            raise ValueError(f"temperature must be None or within [0, 2], got {self.temperature!r}")
+        if self.timeout_seconds is not None and not self.timeout_seconds > 0:
+            raise ValueError(f"timeout_seconds must be None or > 0, got {self.timeout_seconds!r}")
+
+    def overridden(
+        self,
+        *,
+        max_output_tokens: int | None = None,
+        temperature: float | None = None,
+        timeout_seconds: float | None = None,
+    ) -> RequestSettings:
+        """A copy in which every argument that is not None replaces the current value."""
+        changes = {
+            name: value
+            for name, value in (
+                ("max_output_tokens", max_output_tokens),
+                ("temperature", temperature),
+                ("timeout_seconds", timeout_seconds),
+            )
+            if value is not None
+        }
+        return dataclasses.replace(self, **changes)
+
+    def model_settings(self) -> ModelSettings:
+        """The pydantic-ai `ModelSettings` for these values (unset ones left out)."""
+        settings = ModelSettings()
+        if self.max_output_tokens is not None:
+            settings["max_tokens"] = self.max_output_tokens
+        if self.temperature is not None:
+            settings["temperature"] = self.temperature
+        if self.timeout_seconds is not None:
+            settings["timeout"] = self.timeout_seconds
+        return settings
+
+    def to_dict(self) -> dict[str, Any]:
+        """The fields by name, JSON-ready."""
+        return dataclasses.asdict(self)
+
+
+def context_window(model: Model, *, default: int = DEFAULT_CONTEXT_WINDOW) -> int:
+    """Input tokens `model` accepts: litellm's model information for a litellm-served model (see
+    `resolve_model`), else `default` (unknown aliases of local servers, FunctionModel, TestModel)."""
+    if model.system != "litellm":  # FunctionModel, TestModel, other providers: no litellm information
+        return default
+    import litellm
+
+    try:
+        info = litellm.get_model_info(model.model_name)
+    except Exception:  # litellm raises a bare Exception for a model it does not know
+        return default
+    window = info.get("max_input_tokens") or info.get("max_tokens")
+    return int(window) if isinstance(window, int) and window > 0 else default
