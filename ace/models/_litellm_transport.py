@@ -27,11 +27,26 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
     provider does not support are dropped by litellm (`drop_params=True`). litellm errors become HTTP
     error responses with litellm's status code, so the OpenAI SDK and pydantic-ai raise their usual
     `ModelHTTPError`. Streaming requests are refused with HTTP 400.
+
+    With `cache_prompts`, the static prefix of every request - the system message and the tool
+    definitions - carries an explicit cache marker (`cache_control: {"type": "ephemeral"}`, plus
+    `"ttl": cache_ttl` when given), which providers such as Anthropic and Bedrock need to cache it;
+    providers that cache prefixes by themselves (OpenAI, llama-server) need no marker.
     """
 
-    def __init__(self, *, api_base: str | None = None, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        api_base: str | None = None,
+        api_key: str | None = None,
+        cache_prompts: bool = False,
+        cache_ttl: str | None = None,
+    ) -> None:
         self._api_base = api_base
         self._api_key = api_key
+        self._cache_control: dict[str, str] | None = None
+        if cache_prompts:
+            self._cache_control = {"type": "ephemeral", **({"ttl": cache_ttl} if cache_ttl else {})}
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         if request.method != "POST" or not request.url.path.endswith(_CHAT_COMPLETIONS_PATH):
@@ -47,6 +62,8 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
         import litellm
 
         kwargs: dict[str, Any] = {**body, "drop_params": True}
+        if self._cache_control is not None:
+            _mark_static_prefix(kwargs, self._cache_control)
         if self._api_base is not None:
             kwargs["api_base"] = self._api_base
         if self._api_key is not None:
@@ -61,6 +78,21 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
         # Some providers (custom handlers, local servers) leave `model` empty; the OpenAI schema requires it.
         payload["model"] = payload.get("model") or body.get("model")
         return httpx2.Response(200, json=payload)
+
+
+def _mark_static_prefix(body: dict[str, Any], cache_control: dict[str, str]) -> None:
+    """Put `cache_control` on the last block of the system messages and on the last tool."""
+    systems = [message for message in body.get("messages", []) if message.get("role") == "system"]
+    if systems:
+        last = systems[-1]
+        content = last.get("content")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or [])
+        if blocks:
+            blocks[-1] = {**blocks[-1], "cache_control": cache_control}
+            last["content"] = blocks
+    tools = body.get("tools")
+    if tools:
+        tools[-1] = {**tools[-1], "cache_control": cache_control}
 
 
 def _error(status: int, message: str) -> httpx2.Response:

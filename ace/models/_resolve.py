@@ -16,7 +16,14 @@ TEST_MODEL_NAME = "test"
 _UNUSED_BASE_URL = "http://litellm.invalid/v1"
 
 
-def resolve_model(model: str | Model, *, api_base: str | None = None, api_key: str | None = None) -> Model:
+def resolve_model(
+    model: str | Model,
+    *,
+    api_base: str | None = None,
+    api_key: str | None = None,
+    cache_prompts: bool = False,
+    cache_ttl: str | None = None,
+) -> Model:
     """Return a pydantic-ai `Model` for `model`.
 
     - `"test"` -> `TestModel()` (offline, calls every tool then answers; no api_base/api_key).
@@ -24,10 +31,14 @@ def resolve_model(model: str | Model, *, api_base: str | None = None, api_key: s
     - a litellm model string (`"provider/name"` with a provider litellm knows, or a bare name in
       litellm's model map such as `"gpt-4o"`) -> `OpenAIChatModel` served through `litellm.acompletion`,
       with `api_base`/`api_key` passed to litellm. Sampling options (temperature, max_tokens, ...)
-      come from pydantic-ai `ModelSettings` at run time.
+      come from pydantic-ai `ModelSettings` at run time. `cache_prompts` (and `cache_ttl`, e.g.
+      "5m" or "1h") mark the static prompt prefix for providers that cache only marked prefixes
+      (Anthropic, Bedrock); see `LiteLLMTransport`.
 
     Raises `ModelResolutionError` naming the value, with valid examples, for anything else.
     """
+    if cache_ttl is not None and not cache_prompts:
+        raise ModelResolutionError(model, "cache_ttl only applies with cache_prompts=True")
     if isinstance(model, Model):
         if api_base is not None or api_key is not None:
             raise ModelResolutionError(model, "api_base/api_key only apply to model strings, not Model instances")
@@ -44,7 +55,7 @@ def resolve_model(model: str | Model, *, api_base: str | None = None, api_key: s
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.litellm import LiteLLMProvider
 
-    transport = LiteLLMTransport(api_base=api_base, api_key=api_key)
+    transport = LiteLLMTransport(api_base=api_base, api_key=api_key, cache_prompts=cache_prompts, cache_ttl=cache_ttl)
     provider = LiteLLMProvider(api_base=_UNUSED_BASE_URL, http_client=httpx2.AsyncClient(transport=transport))
     return OpenAIChatModel(name, provider=provider)
 

@@ -8,6 +8,7 @@ Tools are async so they run on the event loop one at a time, never racing on the
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -102,7 +103,7 @@ async def update_skill(
             skill_id, issue=issue, keywords=keywords, insight=insight, insight_source=source
         )
     except SkillNotFoundError as exc:
-        raise _unknown_skill(skill_id) from exc
+        raise _unknown_skill(ctx.deps, skill_id) from exc
     except SkillbookError as exc:
         raise ModelRetry(f"update_skill rejected: {exc}. Fix the arguments and call again.") from exc
     ctx.deps.operations.append(
@@ -122,6 +123,8 @@ async def update_skill(
 async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: Literal[-1, 0, 1]) -> dict[str, Any]:
     """Record whether an injected skill was helpful (1), harmful (-1) or neutral (0) in this run."""
     if skill_id not in ctx.deps.injected_skill_ids:
+        if ctx.deps.skillbook.get_skill(skill_id) is None:
+            raise _unknown_skill(ctx.deps, skill_id)
         injected = ", ".join(ctx.deps.injected_skill_ids) or "none"
         raise ModelRetry(
             f"tag_skill rejected: {skill_id!r} was not injected into the agent's prompt, so this run "
@@ -131,7 +134,7 @@ async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: Literal[-1, 0
     try:
         skill = ctx.deps.skillbook.tag_skill(skill_id, delta, insight_source=source)
     except SkillNotFoundError as exc:
-        raise _unknown_skill(skill_id) from exc
+        raise _unknown_skill(ctx.deps, skill_id) from exc
     except SkillbookError as exc:
         raise ModelRetry(f"tag_skill rejected: {exc}") from exc
     ctx.deps.operations.append(
@@ -150,7 +153,7 @@ async def remove_skill(ctx: RunContext[SMDeps], skill_id: str, reason: str) -> d
     try:
         skill = ctx.deps.skillbook.remove_skill(skill_id, reason, insight_source=source, soft=True)
     except SkillNotFoundError as exc:
-        raise _unknown_skill(skill_id) from exc
+        raise _unknown_skill(ctx.deps, skill_id) from exc
     except SkillbookError as exc:
         raise ModelRetry(f"remove_skill rejected: {exc}") from exc
     ctx.deps.operations.append(
@@ -188,12 +191,27 @@ async def read_skill(ctx: RunContext[SMDeps], skill_id: str) -> dict[str, Any]:
     """Read one skill: its fields, counters, active flag and recent occurrences."""
     skill = ctx.deps.skillbook.get_skill(skill_id)
     if skill is None:
-        raise _unknown_skill(skill_id)
+        raise _unknown_skill(ctx.deps, skill_id)
     return skill_detail(skill)
 
 
-def _unknown_skill(skill_id: str) -> ModelRetry:
-    return ModelRetry(f"no skill with id {skill_id!r}; use an id returned by search_skills or read_skill.")
+def _unknown_skill(deps: SMDeps, skill_id: str) -> ModelRetry:
+    """A correction that leads somewhere: a trace id named as such, else the closest skill ids."""
+    source = deps.current_source
+    if skill_id in {source.trace_uid, source.trace_id} or ":" in skill_id:
+        return ModelRetry(
+            f"{skill_id!r} is the id of a trace, not of a skill. Skill ids look like context-00001 or "
+            "harness-00001: take them from <injected_skills>, search_skills or read_skill."
+        )
+    known = [skill.id for skill in deps.skillbook.skills(include_inactive=True)]
+    closest = difflib.get_close_matches(skill_id, known, n=3, cutoff=0.6)
+    if closest:
+        hint = f"the closest existing ids are {', '.join(closest)}"
+    elif known:
+        hint = f"existing ids include {', '.join(known[:5])}"
+    else:
+        hint = "the skillbook holds no skill yet: use add_skill"
+    return ModelRetry(f"no skill with id {skill_id!r}; {hint}. Use search_skills to find the right one.")
 
 
 SM_TOOLS: tuple[Callable[..., Any], ...] = (

@@ -77,3 +77,6 @@ class SkillManagerOutput:
     finished: bool = True
     """False when the session did not end with `finalize`: a single tool-call pass, or no session
     at all because every reflection failed. Only a finished session counts as learning."""
+    unbacked_claims: tuple[str, ...] = ()
+    """Operation kinds (`ADD`, `UPDATE`, `TAG`, `REMOVE`) that `reasoning` says were done but that
+    no successful tool call did: the account is wrong there (small models do this)."""

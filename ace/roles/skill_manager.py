@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 
 from pydantic_ai import RunContext, ToolOutput
@@ -17,7 +18,7 @@ from ace.roles.outputs import ReflectorOutput, SkillManagerOutput
 from ace.roles.prompts import skill_manager_instructions
 from ace.skillbook import InsightSource, Skillbook, UpdateOperation
 
-__all__ = ["DEFAULT_HARMFUL_THRESHOLD", "SMDeps", "SkillManager", "SkillManagerIncompleteError"]
+__all__ = ["DEFAULT_HARMFUL_THRESHOLD", "SMDeps", "SkillManager", "SkillManagerIncompleteError", "unbacked_claims"]
 
 DEFAULT_HARMFUL_THRESHOLD = 3
 """The SkillManager's prompt tells it to remove a skill whose harmful_count reaches this when it
@@ -116,7 +117,37 @@ class SkillManager:
             ) from exc
         # max_requests=1 is a single tool-call pass: its tool calls ran, finalize may not have.
         reasoning = result.output if result.finished else _SINGLE_PASS_REASONING
-        return SkillManagerOutput(reasoning=reasoning, operations=tuple(deps.operations), finished=result.finished)
+        operations = tuple(deps.operations)
+        return SkillManagerOutput(
+            reasoning=reasoning,
+            operations=operations,
+            finished=result.finished,
+            unbacked_claims=unbacked_claims(reasoning, operations),
+        )
+
+
+_CLAIMS = {
+    "ADD": re.compile(r"\b(added|created)\b", re.I),
+    "UPDATE": re.compile(r"\b(updated|widened|broadened|rewrote|rewritten|merged|refined)\b", re.I),
+    "TAG": re.compile(r"\b(tagged|marked)\b", re.I),
+    "REMOVE": re.compile(r"\b(removed|deleted|deactivated|soft-deleted)\b", re.I),
+}
+_NEGATION = re.compile(r"\b(no|not|nothing|never|none|without)\b|n't\b", re.I)
+
+
+def unbacked_claims(reasoning: str, operations: Sequence[UpdateOperation]) -> tuple[str, ...]:
+    """The operation kinds `reasoning` claims (a past-tense verb such as "added" or "removed", not
+    negated in the words just before it) that `operations` does not contain, in ADD, UPDATE, TAG,
+    REMOVE order."""
+    done = {operation.type for operation in operations}
+    claimed = []
+    for kind, verb in _CLAIMS.items():
+        for match in verb.finditer(reasoning):
+            before = " ".join(reasoning[: match.start()].split()[-4:])
+            if not _NEGATION.search(before):
+                claimed.append(kind)
+                break
+    return tuple(kind for kind in claimed if kind not in done)
 
 
 async def _finalize(ctx: RunContext[SMDeps], reasoning: str) -> str:

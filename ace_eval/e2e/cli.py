@@ -52,6 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--reflector-type", choices=["rr", "simple"], default="rr")
     parser.add_argument("--api-base", help="OpenAI-compatible server for the non-scripted models")
     parser.add_argument("--api-key", help="API key for --api-base")
+    parser.add_argument("--cache-prompts", action="store_true",
+                        help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)")
+    parser.add_argument("--cache-ttl", help='cache lifetime with --cache-prompts, e.g. "5m" or "1h"')
     parser.add_argument("--skill-injection", choices=SKILL_INJECTIONS, default="matched",
                         help="matched: the skills matched to the user's first message (default); all: every "
                              "active skill; tool: ids and issues listed, insights read with a read_skill tool")
@@ -123,6 +126,8 @@ def _config(args: argparse.Namespace) -> E2EConfig:
         reflector_type=args.reflector_type,
         api_base=args.api_base,
         api_key=args.api_key,
+        cache_prompts=args.cache_prompts,
+        cache_ttl=args.cache_ttl,
         skill_injection=args.skill_injection,
         skills_limit=args.skills_limit,
         task_limit=args.task_limit,

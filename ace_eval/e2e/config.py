@@ -45,6 +45,11 @@ class E2EConfig:
     """Base URL of an OpenAI-compatible server, for every model that is not scripted."""
     api_key: str | None = None
     """API key for `api_base`."""
+    cache_prompts: bool = False
+    """Mark each request's static prefix for providers that cache only marked prefixes (Anthropic,
+    Bedrock); see `ace.models.resolve_model`."""
+    cache_ttl: str | None = None
+    """Lifetime of those cache entries (e.g. "5m", "1h"); None: the provider's default."""
     skill_injection: SkillInjection = "matched"
     """How learned skills reach the agent: `matched` (the SkillMatcher's skills for the user's first
     message), `all` (every active skill) or `tool` (ids and issues listed, insights read with a

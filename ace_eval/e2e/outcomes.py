@@ -53,6 +53,8 @@ class SampleOutcome:
     """The error (`<step>: <type>: <message>`) of a failure, else the SkillManager's reasoning."""
     simulation_failed: bool = False
     """True when the failure happened before a trace existed (the simulation raised)."""
+    unbacked_claims: tuple[str, ...] = ()
+    """Operation kinds the SkillManager's finalize claims but no tool call made (its account is wrong)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
@@ -127,7 +129,9 @@ def _classify(ctx: ACEStepContext, *, error: Exception | None, failed_at: str | 
         for op in output.operations
     )
     status: LearningStatus = "learned" if operations else "nothing learned"
-    return dataclasses.replace(failed, status=status, operations=operations, detail=output.reasoning)
+    return dataclasses.replace(
+        failed, status=status, operations=operations, detail=output.reasoning, unbacked_claims=output.unbacked_claims
+    )
 
 
 def _trace_uid(ctx: ACEStepContext) -> str | None:

@@ -312,7 +312,10 @@ def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:
         model = factory()
     else:
         try:
-            model = resolve_model(name, api_base=config.api_base, api_key=config.api_key)
+            model = resolve_model(
+                name, api_base=config.api_base, api_key=config.api_key,
+                cache_prompts=config.cache_prompts, cache_ttl=config.cache_ttl,
+            )
         except ModelResolutionError as exc:
             raise E2EInputError(f"--{role.replace('_', '-')}-model: {exc}") from exc
     return metered(model, meter)

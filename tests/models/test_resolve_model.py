@@ -128,3 +128,34 @@ async def test_litellm_provider_error_surfaces_as_model_http_error_with_its_stat
 def test_pydantic_ai_colon_syntax_is_rejected_with_the_slash_form_suggested():
     with pytest.raises(ModelResolutionError, match="write 'provider/name'"):
         resolve_model("openai:gpt-4.1-mini")
+
+
+async def test_cache_prompts_marks_the_system_prompt_and_the_tools_for_explicit_caching(scripted_llm):
+    scripted_llm.replies = [_text_reply("ok")]
+    model = resolve_model(scripted_llm.model_string, cache_prompts=True, cache_ttl="1h")
+
+    def noop() -> str:
+        """A tool."""
+        return "x"
+
+    await Agent(model, instructions="You are static.", tools=[noop]).run("per-trace text")
+
+    call = scripted_llm.calls[0]
+    system = next(m for m in call["messages"] if m["role"] == "system")
+    assert system["content"][-1]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert system["content"][-1]["text"] == "You are static."
+    user = next(m for m in call["messages"] if m["role"] == "user")
+    assert "cache_control" not in str(user)
+
+
+async def test_without_cache_prompts_no_marker_is_sent(scripted_llm):
+    scripted_llm.replies = [_text_reply("ok")]
+
+    await Agent(resolve_model(scripted_llm.model_string), instructions="You are static.").run("hi")
+
+    assert "cache_control" not in str(scripted_llm.calls[0]["messages"])
+
+
+def test_a_cache_ttl_without_cache_prompts_is_refused():
+    with pytest.raises(ModelResolutionError, match="cache_ttl only applies with cache_prompts=True"):
+        resolve_model("openai/gpt-4.1-mini", cache_ttl="5m")

@@ -10,7 +10,8 @@ from pydantic_ai.models.function import FunctionModel
 
 from ace.agentic import AgenticConfig
 from ace.roles import ReflectorOutput, SkillManager, SkillManagerIncompleteError
-from ace.skillbook import InsightSource, Skillbook
+from ace.roles.skill_manager import unbacked_claims
+from ace.skillbook import InsightSource, Skillbook, UpdateOperation
 
 REFLECTION = ReflectorOutput(
     reasoning="the agent cancelled a basic economy booking",
@@ -315,3 +316,38 @@ async def test_default_tool_retries_let_the_model_correct_twice(
 
     assert output.reasoning == "gave up on that id"
     assert len(model.requests) == 3
+
+
+async def test_an_unknown_id_is_answered_with_the_closest_ids_and_a_trace_id_is_named_as_such(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    existing = skillbook.add_skill("context", ISSUE, ["airline"], INSIGHT).id
+    model = script(
+        [ToolCallPart("update_skill", {"skill_id": "context-0001", "issue": WIDER_ISSUE})],
+        [ToolCallPart("tag_skill", {"skill_id": source.trace_uid, "delta": 1})],
+        _finalize("gave up"),
+    )
+
+    await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    assert f"the closest existing ids are {existing}" in _retries(model.requests[1])[0]
+    assert f"{source.trace_uid!r} is the id of a trace, not of a skill" in _retries(model.requests[2])[0]
+
+
+async def test_a_finalize_claiming_an_operation_that_never_happened_is_flagged(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    model = script(_finalize("I removed the outdated skill and added a new one."))
+
+    output = await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    assert output.operations == () and output.finished
+    assert output.unbacked_claims == ("ADD", "REMOVE")
+
+
+def test_claims_that_are_negated_or_backed_by_an_operation_are_not_flagged() -> None:
+    tag = UpdateOperation(type="TAG", section="context", skill_id="context-00001", delta=1)
+
+    assert unbacked_claims("Nothing was added: the reflection teaches nothing new.", ()) == ()
+    assert unbacked_claims("I did not remove anything.", ()) == ()
+    assert unbacked_claims("Tagged context-00001 helpful.", (tag,)) == ()
