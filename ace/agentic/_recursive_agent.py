@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
@@ -20,7 +21,7 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ace.agentic._compaction import HistoryCompactor
 from ace.agentic._config import AgenticConfig, BudgetExhausted
-from ace.models import RequestSettings, context_window, resolve_model
+from ace.models import RecoveryEvent, RequestSettings, context_window, recovering, resolve_model
 
 __all__ = ["RecursiveAgent", "RecursiveRun"]
 
@@ -95,11 +96,12 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         instrument: InstrumentationSettings | bool = True,
         settings: RequestSettings | None = None,
     ) -> None:
-        """`settings` are sent with every request of the session, compaction summaries included
-        (None: the provider's defaults). `instrument` is pydantic-ai's instrumentation for the inner
+        """The model is wrapped in `ace.models.recovering` (prose instead of a tool call, a call cut at
+        the output cap: repaired or given one corrective turn; see `recoveries`). `settings` are sent
+        with every request of the session, compaction summaries included (None: the provider's defaults). `instrument` is pydantic-ai's instrumentation for the inner
         agents (True: default settings; pass `InstrumentationSettings(include_content=False)` to keep
         prompts out of spans)."""
-        self._model = resolve_model(model)
+        self._model = recovering(resolve_model(model))
         self.settings = settings or RequestSettings()
         """What every request carries (output cap, temperature, timeout)."""
         self._instructions = instructions
@@ -134,6 +136,11 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
             span.set_attributes({"requests": usage.requests, "total_tokens": usage.total_tokens,
                                  "finished": run.finished})
         return run
+
+    @property
+    def recoveries(self) -> Counter[RecoveryEvent]:
+        """How often the model's responses were repaired (see `ace.models.RecoveringModel.recoveries`)."""
+        return self._model.recoveries
 
     def run_sync(self, prompt: str, *, deps: DepsT) -> RecursiveRun[OutputT]:
         """`run` on a fresh event loop; call it from synchronous code only (not inside a running loop)."""

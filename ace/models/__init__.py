@@ -8,7 +8,8 @@ litellm-style `"provider/name"` string (`openai/gpt-4.1-mini`, `anthropic/...`, 
 
 `metered(model, meter)` wraps any model so that its requests, tokens and cost add up in a
 `UsageMeter`. `RequestSettings` is what every request of a role carries (output cap, temperature,
-timeout); `context_window(model)` how many input tokens a model takes.
+timeout); `context_window(model)` how many input tokens a model takes. `recovering(model)` repairs
+a small model's broken tool calls (prose instead of a call, a call cut at the output cap).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from ace.models._errors import ModelResolutionError  # noqa: E402
 from ace.models._litellm_transport import LiteLLMTransport  # noqa: E402
+from ace.models._recovery import RecoveringModel, RecoveryEvent, recovering  # noqa: E402
 from ace.models._resolve import resolve_model  # noqa: E402
 from ace.models._settings import DEFAULT_CONTEXT_WINDOW, RequestSettings, context_window  # noqa: E402
 from ace.models._usage import UsageMeter, UsageTotals, metered  # noqa: E402
@@ -27,10 +29,13 @@ __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
     "LiteLLMTransport",
     "ModelResolutionError",
+    "RecoveringModel",
+    "RecoveryEvent",
     "RequestSettings",
     "UsageMeter",
     "UsageTotals",
     "context_window",
     "metered",
+    "recovering",
     "resolve_model",
 ]

@@ -12,7 +12,7 @@ from pydantic_ai import ModelRetry, Tool
 from pydantic_ai.models import Model
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from ace.models import RequestSettings, resolve_model
+from ace.models import RequestSettings, recovering, resolve_model
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput
 from ace.roles.prompts import AGENT_INSTRUCTIONS
@@ -47,7 +47,7 @@ class Agent:
         self.settings = settings or self.DEFAULT_SETTINGS
         """What every request carries (output cap, temperature, timeout)."""
         self._agent = PydanticAgent(
-            resolve_model(model),
+            recovering(resolve_model(model)),
             output_type=_Answer,
             instructions=instructions,
             name="ace-agent",

@@ -9,7 +9,7 @@ import logfire
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models import Model
 
-from ace.models import RequestSettings, resolve_model
+from ace.models import RequestSettings, recovering, resolve_model
 from ace.roles._reflection_common import Analysis, render_task_inputs
 from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.roles.outputs import ReflectorOutput
@@ -49,7 +49,7 @@ class Reflector:
         self.settings = settings or self.DEFAULT_SETTINGS
         """What every request carries (output cap, temperature, timeout)."""
         self._agent = PydanticAgent(
-            resolve_model(model),
+            recovering(resolve_model(model)),
             output_type=Analysis,
             instructions=instructions,
             name="ace-reflector",
