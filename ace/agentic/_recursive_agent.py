@@ -12,11 +12,12 @@ from typing import Any, Generic, Literal, TypeVar
 
 import logfire
 from pydantic_ai import Agent, RunContext, Tool
-from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.capabilities import AbstractCapability, PrepareOutputTools, ProcessHistory
 from pydantic_ai.exceptions import UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model
 from pydantic_ai.models.instrumented import InstrumentationSettings
+from pydantic_ai.tools import ToolsPrepareFunc
 from pydantic_ai.usage import RunUsage, UsageLimits
 
 from ace.agentic._compaction import HistoryCompactor
@@ -95,8 +96,10 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         summary_model: str | Model | None = None,
         instrument: InstrumentationSettings | bool = True,
         settings: RequestSettings | None = None,
+        prepare_output_tools: ToolsPrepareFunc[DepsT] | None = None,
     ) -> None:
-        """The model is wrapped in `ace.models.recovering` (prose instead of a tool call, a call cut at
+        """`prepare_output_tools(ctx, tool_defs)` decides, before each request, which output tools
+        the model is offered (e.g. none until the session has done something). The model is wrapped in `ace.models.recovering` (prose instead of a tool call, a call cut at
         the output cap: repaired or given one corrective turn; see `recoveries`). `settings` are sent
         with every request of the session, compaction summaries included (None: the provider's defaults). `instrument` is pydantic-ai's instrumentation for the inner
         agents (True: default settings; pass `InstrumentationSettings(include_content=False)` to keep
@@ -111,6 +114,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         self.config = config
         self.span_label = span_label
         self._instrument = instrument
+        self._prepare_output_tools = prepare_output_tools
         budget = config.compaction_budget(
             context_window=context_window(self._model), max_output_tokens=self.settings.max_output_tokens
         )
@@ -185,10 +189,18 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
             retries={"tools": self.config.tool_retries},
             end_strategy="exhaustive",
             model_settings=self.settings.model_settings(),
-            capabilities=[ProcessHistory(self._compactor)] if self._compactor is not None else None,
+            capabilities=self._capabilities(),
         )
         agent.instrument = self._instrument
         return agent
+
+    def _capabilities(self) -> list[AbstractCapability[DepsT]] | None:
+        capabilities: list[AbstractCapability[DepsT]] = []
+        if self._compactor is not None:
+            capabilities.append(ProcessHistory(self._compactor))
+        if self._prepare_output_tools is not None:
+            capabilities.append(PrepareOutputTools(self._prepare_output_tools))
+        return capabilities or None
 
     def _recurse_tool(self, depth: int, parent_budget: _Budget) -> Tool[DepsT]:
         async def recurse(ctx: RunContext[DepsT], task: str) -> Any:

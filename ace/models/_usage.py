@@ -25,7 +25,8 @@ __all__ = ["UsageMeter", "UsageTotals", "metered"]
 
 @dataclass(frozen=True)
 class UsageTotals:
-    """Model usage summed over some requests; `after - before` gives the usage between two snapshots."""
+    """Model usage summed over some requests; `after - before` gives the usage between two snapshots,
+    `a + b` the usage of both."""
 
     requests: int = 0
     """Requests that returned a response (a stream counts when it closes without an error)."""
@@ -41,6 +42,13 @@ class UsageTotals:
     """Summed cost in USD of the responses with a known cost; None when no response had one."""
     unknown_cost_responses: int = 0
     """Responses neither the provider nor genai-prices could price; not in `cost_usd`."""
+    truncated_responses: int = 0
+    """Responses cut at the output-token cap (`finish_reason == "length"`): runaways, or a cap too low."""
+
+    def __add__(self, other: UsageTotals) -> UsageTotals:
+        counts = {name: getattr(self, name) + getattr(other, name) for name in _COUNTS}
+        costs = [cost for cost in (self.cost_usd, other.cost_usd) if cost is not None]
+        return UsageTotals(**counts, cost_usd=sum(costs) if costs else None)
 
     def __sub__(self, other: UsageTotals) -> UsageTotals:
         counts = {name: getattr(self, name) - getattr(other, name) for name in _COUNTS}
@@ -81,6 +89,7 @@ class UsageMeter:
             self._counts["input_tokens"] += usage.input_tokens
             self._counts["output_tokens"] += usage.output_tokens
             self._counts["cache_read_tokens"] += usage.cache_read_tokens
+            self._counts["truncated_responses"] += response.finish_reason == "length"
             if cost is None:
                 self._counts["unknown_cost_responses"] += 1
             else:

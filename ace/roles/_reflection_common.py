@@ -15,11 +15,11 @@ __all__ = ["Analysis", "render_task_inputs"]
 class Analysis(BaseModel):
     """The fields the model fills in; becomes a ReflectorOutput."""
 
-    reasoning: str = Field(description="Your analysis of the trace, quoting the turns that matter.")
-    error_identification: str = Field(description="What went wrong, precisely.")
-    root_cause_analysis: str = Field(description="Why it went wrong.")
-    correct_approach: str = Field(description="What the agent should have done instead.")
-    key_insight: str = Field(description="The single reusable lesson.")
+    reasoning: str = Field(description="Your analysis of the trace, quoting the turns that matter (at most 150 words).")
+    error_identification: str = Field(description="What went wrong, precisely (one or two sentences).")
+    root_cause_analysis: str = Field(description="Why it went wrong (one or two sentences).")
+    correct_approach: str = Field(description="What the agent should have done instead (one or two sentences).")
+    key_insight: str = Field(description="The single reusable lesson (one sentence).")
 
     def to_output(self) -> ReflectorOutput:
         return ReflectorOutput(

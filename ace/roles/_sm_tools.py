@@ -9,11 +9,11 @@ Tools are async so they run on the event loop one at a time, never racing on the
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic_ai import ModelRetry, RunContext
+from pydantic_ai import ModelRetry, RunContext, Tool
+from pydantic_ai.tools import ToolDefinition
 
 from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._skill_dicts import skill_detail, skill_summary
@@ -170,7 +170,7 @@ async def search_skills(
     top_k: int = 5,
     section: Literal["context", "harness"] | None = None,
     keywords: list[str] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, Any]] | str:
     """Find up to `top_k` active skills whose issue, insight or keywords match `query`, optionally
     only in `section` or with `keywords`; each with its counters."""
     try:
@@ -184,6 +184,12 @@ async def search_skills(
         )
     except ValueError as exc:  # includes SkillbookError (bad keywords)
         raise ModelRetry(f"search_skills rejected: {exc}. Fix the arguments and search again.") from exc
+    if not skills:
+        active = len(ctx.deps.skillbook.skills())
+        return (
+            f"No active skill matches (the skillbook holds {active} active skill(s)): nothing covers this "
+            "yet. If the reflection's lesson is new, add it with add_skill."
+        )
     return [skill_summary(skill) for skill in skills]
 
 
@@ -214,12 +220,19 @@ def _unknown_skill(deps: SMDeps, skill_id: str) -> ModelRetry:
     return ModelRetry(f"no skill with id {skill_id!r}; {hint}. Use search_skills to find the right one.")
 
 
-SM_TOOLS: tuple[Callable[..., Any], ...] = (
-    add_skill,
-    update_skill,
-    tag_skill,
-    remove_skill,
-    search_skills,
-    read_skill,
+async def _only_with_injected_skills(ctx: RunContext[SMDeps], tool_def: ToolDefinition) -> ToolDefinition | None:
+    """tag_skill is offered only when some skill was injected: with none, there is nothing to tag
+    (and a small model, offered the tool, tries to tag whatever id it has seen)."""
+    return tool_def if ctx.deps.injected_skill_ids else None
+
+
+SM_TOOLS: tuple[Tool[SMDeps], ...] = (
+    Tool(add_skill),
+    Tool(update_skill),
+    Tool(tag_skill, prepare=_only_with_injected_skills),
+    Tool(remove_skill),
+    Tool(search_skills),
+    Tool(read_skill),
 )
-"""The SkillManager's tools besides `finalize`, which is its output tool."""
+"""The SkillManager's tools besides `finalize`, which is its output tool (tag_skill only when a
+skill was injected)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ from pydantic_ai import ModelRetry, Tool
 from pydantic_ai.models import Model
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from ace.models import RequestSettings, recovering, resolve_model
+from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput
 from ace.roles.prompts import AGENT_INSTRUCTIONS
@@ -46,14 +47,20 @@ class Agent:
         `settings` go with every request (default `DEFAULT_SETTINGS`)."""
         self.settings = settings or self.DEFAULT_SETTINGS
         """What every request carries (output cap, temperature, timeout)."""
+        self._model = recovering(resolve_model(model))
         self._agent = PydanticAgent(
-            recovering(resolve_model(model)),
+            self._model,
             output_type=_Answer,
             instructions=instructions,
             name="ace-agent",
             model_settings=self.settings.model_settings(),
         )
         self._agent.instrument = True  # model-request spans, like the RecursiveAgent roles
+
+    @property
+    def recoveries(self) -> Counter[RecoveryEvent]:
+        """How often this role's model responses were repaired (see `ace.models.recovering`)."""
+        return self._model.recoveries
 
     async def answer(
         self,

@@ -45,7 +45,9 @@ feedback when they are given. Then report:
 
 Base every claim on the trace; if the trace was truncated, say which part you could not see.
 
-{_SKILL_ANALYSIS_GUIDANCE}"""
+{_SKILL_ANALYSIS_GUIDANCE}
+
+Deliver the reflection as one call of your output tool, with no text before or after it."""
 
 RECURSIVE_REFLECTOR_INSTRUCTIONS = f"""\
 You are the Recursive Reflector. You analyse one run of an agent by writing Python that inspects its
@@ -63,7 +65,10 @@ Tools:
 
 Work in steps: explore the structure of `traces` first (type, keys, length), then find the turns
 that decided the outcome, then check your hypothesis in code. You must run execute_code at least
-once before you submit: a reflection that did not look at the data is rejected.
+once before you submit: a reflection that did not look at the data is rejected, and `finalize`
+is only offered once your code has run. So your first response is a call such as
+execute_code(code="print(type(traces), list(traces)[:10])"). Every response is exactly one tool
+call, with no text around it.
 
 When done, submit the reflection with:
 - reasoning: your analysis, quoting the turns that matter;
@@ -76,6 +81,14 @@ When done, submit the reflection with:
 
 SKILL_MANAGER_RULES = MappingProxyType(
     {
+        "procedure": (
+            "Work in this order, one tool call per response: (a) tag_skill each injected skill (when "
+            "none was injected, the tool is not offered: skip this step); "
+            "(b) search_skills for the reflection's key insight; (c) if a found skill covers it, "
+            "update_skill it when the new trace adds something, else add_skill the lesson - a "
+            "reflection with a key insight that no skill covers is exactly what add_skill is for; "
+            "(d) finalize."
+        ),
         "sections": (
             "Every skill is in one of two sections. `context`: knowledge the agent acts on (a "
             "policy detail, an API behaviour, a workflow); its insight is REQUIRED and states the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -10,10 +11,11 @@ from typing import Any
 from pydantic_ai import ModelRetry, RunContext, ToolOutput
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.models import Model
+from pydantic_ai.tools import ToolDefinition
 
 from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
 from ace.agentic.sandbox import ExecutionResult, Sandbox
-from ace.models import RequestSettings
+from ace.models import RecoveryEvent, RequestSettings
 from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._reflection_common import Analysis, render_task_inputs
 from ace.roles._skill_dicts import skill_detail, skill_summary
@@ -47,12 +49,12 @@ class RecursiveReflector:
 
     Each `reflect` call starts a fresh sandbox with the trace as variable `traces` (plain JSON
     data) plus `question`, `ground_truth`, `feedback` and `injected_skill_ids`. The model must run
-    code successfully at least once before it may submit. When no real reflection results (budget
+    code successfully at least once before it may submit: `finalize` is offered only then. When no real reflection results (budget
     exhausted, submission rejected until retries ran out, the model misbehaving), `reflect` returns
     `ReflectorOutput.failure(reason)` instead of inventing content; callers skip it.
     """
 
-    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=1536, temperature=0.0, timeout_seconds=300.0)
+    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=1024, temperature=0.0, timeout_seconds=300.0)
     """Every request's settings unless `settings` is given: room for a code cell or the submission."""
 
     def __init__(
@@ -89,7 +91,13 @@ class RecursiveReflector:
             span_label="rr",
             summary_model=summary_model,
             settings=settings or self.DEFAULT_SETTINGS,
+            prepare_output_tools=_finalize_after_code,
         )
+
+    @property
+    def recoveries(self) -> Counter[RecoveryEvent]:
+        """How often this role's model responses were repaired (see `ace.models.recovering`)."""
+        return self._agent.recoveries
 
     async def reflect(
         self,
@@ -155,6 +163,11 @@ async def read_skill(ctx: RunContext[RRDeps], skill_id: str) -> dict[str, Any]:
     return skill_detail(skill)
 
 
+async def _finalize_after_code(ctx: RunContext[RRDeps], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:
+    """`finalize` is offered only once code has run successfully: a small model otherwise submits at once."""
+    return tool_defs if ctx.deps.successful_executions > 0 else []
+
+
 async def _finalize_reflection(
     ctx: RunContext[RRDeps],
     reasoning: str,
@@ -166,8 +179,10 @@ async def _finalize_reflection(
     """Submit the reflection. Rejected until execute_code has run successfully at least once."""
     if ctx.deps.successful_executions == 0:
         raise ModelRetry(
-            "Submission rejected: you have not run any code successfully yet. Call execute_code to "
-            "inspect `traces` (e.g. print(type(traces)) and its keys or length), then submit."
+            "Not submitted: no code has run successfully yet, and a reflection must rest on the data. "
+            "Do not call finalize now. Your next call is execute_code, for example "
+            'execute_code(code="print(type(traces), list(traces)[:10])"); submit after it has run.'
+
         )
     return Analysis(
         reasoning=reasoning,

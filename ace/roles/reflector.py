@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -9,7 +10,7 @@ import logfire
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models import Model
 
-from ace.models import RequestSettings, recovering, resolve_model
+from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
 from ace.roles._reflection_common import Analysis, render_task_inputs
 from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.roles.outputs import ReflectorOutput
@@ -27,8 +28,9 @@ class Reflector:
     `max_trace_chars` keeps its head and tail with a marker stating how many characters were cut.
     """
 
-    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=2048, temperature=0.0, timeout_seconds=300.0)
-    """Every request's settings unless `settings` is given: room for the five-part analysis."""
+    DEFAULT_SETTINGS = RequestSettings(max_output_tokens=1024, temperature=0.0, timeout_seconds=300.0)
+    """Every request's settings unless `settings` is given: room for the five-part analysis (about
+    300-600 tokens), not for a runaway."""
 
     def __init__(
         self,
@@ -48,8 +50,9 @@ class Reflector:
         self._max_trace_chars = max_trace_chars
         self.settings = settings or self.DEFAULT_SETTINGS
         """What every request carries (output cap, temperature, timeout)."""
+        self._model = recovering(resolve_model(model))
         self._agent = PydanticAgent(
-            recovering(resolve_model(model)),
+            self._model,
             output_type=Analysis,
             instructions=instructions,
             name="ace-reflector",
@@ -75,6 +78,11 @@ class Reflector:
         )
         trace_text = render_trace(trace, max_chars=self._max_trace_chars)
         return f"{inputs}\n\n<trace>\n{trace_text}\n</trace>"
+
+    @property
+    def recoveries(self) -> Counter[RecoveryEvent]:
+        """How often this role's model responses were repaired (see `ace.models.recovering`)."""
+        return self._model.recoveries
 
     async def reflect(
         self,

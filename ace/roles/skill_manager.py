@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 import json
 import re
 from collections.abc import Sequence
@@ -11,7 +12,7 @@ from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.models import Model
 
 from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
-from ace.models import RequestSettings
+from ace.models import RecoveryEvent, RequestSettings
 from ace.retrieval import Embedder
 from ace.roles._sm_tools import SM_TOOLS, SMDeps
 from ace.roles.outputs import ReflectorOutput, SkillManagerOutput
@@ -77,6 +78,11 @@ class SkillManager:
             summary_model=summary_model,
             settings=settings or self.DEFAULT_SETTINGS,
         )
+
+    @property
+    def recoveries(self) -> Counter[RecoveryEvent]:
+        """How often this role's model responses were repaired (see `ace.models.recovering`)."""
+        return self._agent.recoveries
 
     async def update_skills(
         self,

@@ -68,6 +68,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-output-tokens", type=_positive, help="output-token cap of every role's requests")
     parser.add_argument("--temperature", type=float, help="sampling temperature of every role (default 0.0)")
     parser.add_argument("--request-timeout", type=float, help="seconds one request may take (default 300)")
+    parser.add_argument("--context-window", type=_positive,
+                        help="context window of the reflector and skill manager models, for a local alias litellm "
+                             "does not know (default: litellm's model information, else 8192)")
     for role in ("agent", "user", "reflector", "skill-manager"):
         parser.add_argument(f"--{role}-max-output-tokens", type=_positive, help=f"output-token cap of the {role}")
         parser.add_argument(f"--{role}-temperature", type=float, help=f"sampling temperature of the {role}")
@@ -140,6 +143,7 @@ def _config(args: argparse.Namespace) -> E2EConfig:
         max_output_tokens=args.max_output_tokens,
         temperature=args.temperature,
         request_timeout=args.request_timeout,
+        context_window=args.context_window,
         role_settings=_role_settings(args),
     )
 

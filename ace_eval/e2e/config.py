@@ -81,6 +81,9 @@ class E2EConfig:
     """Sampling temperature of every role (None: each role's default, 0.0)."""
     request_timeout: float | None = None
     """Seconds one request of any role may take (None: each role's default, 300)."""
+    context_window: int | None = None
+    """The reflector's and SkillManager's context window in tokens, for compaction (None: litellm's
+    model information, else 8192; set it for a local server's model)."""
     role_settings: Mapping[Role, RequestSettings] = dataclasses.field(default_factory=dict)
     """Per-role values that beat the run-wide ones above (unset fields of a role's entry do not)."""
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from pydantic_ai.models import Model
 
+from ace.agentic import AgenticConfig
 from ace.models import ModelResolutionError, UsageMeter, UsageTotals, metered, resolve_model
 from ace.pipeline import SampleResult
 from ace.retrieval import SkillMatcher, skill_index
@@ -189,7 +190,7 @@ async def _learn(
 ) -> list[SampleResult]:
     out = config.output_dir
     reflector = _reflector(config, models["reflector"], skillbook)
-    skill_manager = SkillManager(models["skill_manager"], settings=config.request_settings("skill_manager"))
+    skill_manager = _skill_manager(config, models["skill_manager"])
     train_log = TrainLog(out / "train_log.jsonl")
     epochs = config.epochs
     results_log = None if traces else ResultsLog(_info(config), train_tasks)
@@ -249,7 +250,7 @@ async def _benchmark(
         agent=_tau2_agent(config, models, results_log),
         environment=Tau2Environment(),
         reflector=_reflector(config, models["reflector"], skillbook),
-        skill_manager=SkillManager(models["skill_manager"], settings=config.request_settings("skill_manager")),
+        skill_manager=_skill_manager(config, models["skill_manager"]),
         skillbook=skillbook,
         matcher=SkillMatcher(skillbook) if injection == "matched" else None,
         skill_injection=injection,
@@ -299,8 +300,16 @@ def _tasks(config: E2EConfig, split: str) -> list[Task]:
 def _reflector(config: E2EConfig, model: Model, skillbook: Skillbook) -> Reflector | RecursiveReflector:
     settings = config.request_settings("reflector")
     if config.reflector_type == "rr":
-        return RecursiveReflector(model, skillbook=skillbook.view(), settings=settings)
+        return RecursiveReflector(model, skillbook=skillbook.view(), settings=settings, config=_agentic(config))
     return Reflector(model, settings=settings)
+
+
+def _skill_manager(config: E2EConfig, model: Model) -> SkillManager:
+    return SkillManager(model, settings=config.request_settings("skill_manager"), config=_agentic(config))
+
+
+def _agentic(config: E2EConfig) -> AgenticConfig:
+    return AgenticConfig(context_window_tokens=config.context_window)
 
 
 def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:

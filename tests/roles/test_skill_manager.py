@@ -273,20 +273,23 @@ async def test_invalid_search_arguments_are_retried_not_raised(
     assert len(retries) == 1 and "top_k" in retries[0]
 
 
-async def test_default_skill_manager_offers_exactly_the_seed_tools(skillbook: Skillbook, source: InsightSource, embedder) -> None:
+async def test_default_skill_manager_offers_exactly_the_seed_tools_and_tag_skill_only_with_injections(
+    skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
+    injected = skillbook.add_skill("context", ISSUE, ["airline"], INSIGHT)
     offered: list[set[str]] = []
 
     def record(messages: list[Any], info: Any) -> ModelResponse:
         offered.append({tool.name for tool in info.function_tools} | {tool.name for tool in info.output_tools})
         return ModelResponse(parts=_finalize())
 
-    await _manager(FunctionModel(record), embedder).update_skills(
-        reflections=[REFLECTION], skillbook=skillbook, source=source
-    )
+    for injected_ids in ([injected.id], []):
+        await _manager(FunctionModel(record), embedder).update_skills(
+            reflections=[REFLECTION], skillbook=skillbook, source=source, injected_skill_ids=injected_ids
+        )
 
-    assert offered == [
-        {"add_skill", "update_skill", "tag_skill", "remove_skill", "search_skills", "read_skill", "finalize"}
-    ]
+    seed_tools = {"add_skill", "update_skill", "tag_skill", "remove_skill", "search_skills", "read_skill", "finalize"}
+    assert offered == [seed_tools, seed_tools - {"tag_skill"}]
 
 
 async def test_a_tool_rejected_more_often_than_tool_retries_ends_the_session_as_incomplete(
@@ -328,7 +331,9 @@ async def test_an_unknown_id_is_answered_with_the_closest_ids_and_a_trace_id_is_
         _finalize("gave up"),
     )
 
-    await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+    await SkillManager(model.model).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=source, injected_skill_ids=[existing]
+    )
 
     assert f"the closest existing ids are {existing}" in _retries(model.requests[1])[0]
     assert f"{source.trace_uid!r} is the id of a trace, not of a skill" in _retries(model.requests[2])[0]
