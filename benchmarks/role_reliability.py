@@ -39,6 +39,7 @@ from ace_eval.tau2.ace_task import describe_outcome
 
 
 _MIN_MESSAGES = 8
+_ROLES = ("Reflector", "RecursiveReflector", "SkillManager")
 
 
 @dataclass
@@ -79,6 +80,7 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("--api-key")
     parser.add_argument("-n", type=int, default=5, help="sessions per role (default 5)")
     parser.add_argument("--context-window", type=int, help="the model's context window, for a local alias")
+    parser.add_argument("--roles", nargs="+", default=list(_ROLES), choices=_ROLES, help="roles to run (default: all)")
     default_shared = Path(os.environ.get("ACE_SHARED_DIR", Path(__file__).resolve().parents[2] / "shared"))
     parser.add_argument("--shared", type=Path, default=default_shared)
     return parser.parse_args()
@@ -101,7 +103,7 @@ def _shortest_traces(shared: Path, n: int) -> list[dict[str, Any]]:
 async def _run_all(args: argparse.Namespace, traces: list[dict[str, Any]]) -> dict[str, RoleFigures]:
     config = AgenticConfig(max_requests=12, context_window_tokens=args.context_window)
     figures = {}
-    for role in ("Reflector", "RecursiveReflector", "SkillManager"):
+    for role in args.roles:
         meter = UsageMeter()
         model = metered(_model(args, role), meter)
         if role == "Reflector":

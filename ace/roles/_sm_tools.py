@@ -55,19 +55,21 @@ async def add_skill(
     section: Literal["context", "harness"],
     issue: str,
     keywords: list[str],
-    insight: str | None = None,
+    insight: str | None,
 ) -> dict[str, Any]:
     """Add a new skill. Call search_skills first: never add what an existing skill covers.
 
     section: "context" (agent-facing knowledge; insight required) or "harness" (runtime problem;
-    insight optional). issue: the problem with its scope inline, narrow at first. keywords: 1-5
-    short labels. insight: the imperative action.
+    insight may be null). issue: WHEN it applies - the problem, with its scope inline, narrow at
+    first. keywords: 1-5 short labels. insight: WHAT to do - the imperative action.
     """
     if section == "context" and not (insight and insight.strip()):
         raise ModelRetry(
             "add_skill rejected: a context skill needs an insight, the imperative action the agent "
-            "should take. Call add_skill again with insight=..., or use section='harness' if the "
-            "agent has no action to take."
+            "should take. Split what you wrote: issue = the problem and when it occurs (e.g. "
+            "'Users asking to cancel a basic economy booking without insurance'), insight = what to "
+            "do (e.g. 'Check the insurance before cancelling; refuse politely if absent'). Call "
+            "add_skill again with both, or use section='harness' if the agent has no action to take."
         )
     source = _source_for(ctx.deps, "ADD", insight or issue)
     try:
@@ -170,9 +172,10 @@ async def search_skills(
     top_k: int = 5,
     section: Literal["context", "harness"] | None = None,
     keywords: list[str] | None = None,
-) -> list[dict[str, Any]] | str:
+) -> list[dict[str, Any]] | dict[str, Any]:
     """Find up to `top_k` active skills whose issue, insight or keywords match `query`, optionally
-    only in `section` or with `keywords`; each with its counters."""
+    only in `section` or with `keywords`; each with its counters. With no match:
+    `{"matches": [], "next": "add_skill"}`."""
     try:
         skills = retrieve_top_k(
             ctx.deps.skillbook,
@@ -185,11 +188,7 @@ async def search_skills(
     except ValueError as exc:  # includes SkillbookError (bad keywords)
         raise ModelRetry(f"search_skills rejected: {exc}. Fix the arguments and search again.") from exc
     if not skills:
-        active = len(ctx.deps.skillbook.skills())
-        return (
-            f"No active skill matches (the skillbook holds {active} active skill(s)): nothing covers this "
-            "yet. If the reflection's lesson is new, add it with add_skill."
-        )
+        return {"matches": [], "next": "add_skill"}  # said as data: small models copy sentences into fields
     return [skill_summary(skill) for skill in skills]
 
 
