@@ -24,7 +24,8 @@ class AgenticConfig:
     """Total (input + output) tokens per session, children and summaries included; None for no cap."""
     context_budget_tokens: int | Literal["auto"] | None = "auto"
     """Estimated history size (about 4 characters per token) above which compaction runs; "auto"
-    (the default) derives it from the model's context window (60% of it, minus the output cap);
+    (the default) derives it from the model's context window (half of it, minus the output cap:
+    the estimate counts 4 characters a token and leaves out instructions and tools);
     None disables compaction."""
     context_window_tokens: int | None = None
     """The model's context window in tokens; None: litellm's model information, else
@@ -42,12 +43,12 @@ class AgenticConfig:
     the tools it registers."""
 
     def compaction_budget(self, *, context_window: int, max_output_tokens: int | None) -> int | None:
-        """The history budget compaction keeps to: the configured one, or for "auto" 60% of
+        """The history budget compaction keeps to: the configured one, or for "auto" half of
         `context_window` (this config's `context_window_tokens` when set) minus the output cap."""
         if self.context_budget_tokens != "auto":
             return self.context_budget_tokens
         window = self.context_window_tokens or context_window
-        return max(256, int(window * 0.6) - (max_output_tokens or 0))
+        return max(256, int(window * 0.5) - (max_output_tokens or 0))
 
     def __post_init__(self) -> None:
         if self.max_requests < 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 import asyncio
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext, ToolOutput
@@ -40,8 +40,13 @@ class RRDeps:
     """The skillbook the read-only skill tools search; None disables them."""
     embedder: Embedder | None
     """Embedder for `search_skillbook` (None: retrieval's default)."""
+    data_hint: str = "`traces`"
+    """Where the data is (the variables and the top-level keys of `traces`), repeated in the answer
+    to failing code."""
     successful_executions: int = 0
     """execute_code calls that ran to completion without an error or a timeout."""
+    failed_code: set[str] = field(default_factory=set)
+    """Code that failed in this session (a small model resends it verbatim)."""
 
 
 class RecursiveReflector:
@@ -122,7 +127,9 @@ class RecursiveReflector:
         with self._sandbox_factory() as sandbox:
             # Starting the worker process blocks; keep the event loop free meanwhile.
             await asyncio.to_thread(sandbox.start, variables)
-            deps = RRDeps(sandbox=sandbox, skillbook=self._skillbook, embedder=self._embedder)
+            deps = RRDeps(
+                sandbox=sandbox, skillbook=self._skillbook, embedder=self._embedder, data_hint=_data_hint(traces)
+            )
             try:
                 result = await self._agent.run(prompt, deps=deps)
             except BudgetExhausted as exc:
@@ -139,11 +146,20 @@ async def execute_code(ctx: RunContext[RRDeps], code: str) -> str:
 
     `traces` holds the trace. Returns the captured stdout and stderr and any error.
     """
+    deps = ctx.deps
+    if code.strip() in deps.failed_code:
+        return (f"Not run: this exact code already failed in this session and would fail again. "
+                f"Write different code, or submit with finalize if you have seen enough. The data: {deps.data_hint}.")
     # The sandbox blocks until the code ends or times out; keep the event loop free meanwhile.
-    result = await asyncio.to_thread(ctx.deps.sandbox.execute, code)
-    if result.error is None and not result.timed_out and not result.memory_exceeded:
-        ctx.deps.successful_executions += 1
-    return _format_execution(result)
+    result = await asyncio.to_thread(deps.sandbox.execute, code)
+    if result.error is not None or result.timed_out or result.memory_exceeded:
+        deps.failed_code.add(code.strip())
+        return f"{_format_execution(result)}\nThe data: {deps.data_hint}."
+    deps.successful_executions += 1
+    output = _format_execution(result)
+    if deps.successful_executions == 1:
+        output += "\n(finalize is now available: submit the reflection once the data supports it.)"
+    return output
 
 
 async def search_skillbook(ctx: RunContext[RRDeps], query: str, top_k: int = 5) -> list[dict[str, Any]]:
@@ -229,6 +245,12 @@ def _user_prompt(
         f"Preview of its rendering (explore the full data in code):\n"
         f"{render_trace(traces, max_chars=_TRACE_PREVIEW_CHARS)}\n</trace_overview>"
     )
+
+
+def _data_hint(traces: Any) -> str:
+    keys = f" (a dict with keys {sorted(traces)[:12]})" if isinstance(traces, dict) else ""
+    return (f"`traces`{keys}, and `question`, `ground_truth`, `feedback`, `injected_skill_ids`; nothing "
+            "else is defined until you define it")
 
 
 def _describe(traces: Any) -> str:

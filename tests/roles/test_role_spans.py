@@ -36,7 +36,7 @@ async def test_sm_session_span_contains_add_skill_tool_spans(
     capfire: CaptureLogfire, script, skillbook: Skillbook, source: InsightSource
 ) -> None:
     model = script(
-        [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 retries block the run", "keywords": ["tau2"]})],
+        [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 retries block the run", "keywords": ["tau2"], "insight": None})],
         [ToolCallPart("finalize", {"reasoning": "added"})],
     )
 

@@ -99,7 +99,7 @@ async def test_context_skill_without_insight_is_retried_and_the_corrected_call_s
         ]
 
     model = script(
-        [ToolCallPart("add_skill", {"section": "context", "issue": ISSUE, "keywords": ["airline"]})],
+        [ToolCallPart("add_skill", {"section": "context", "issue": ISSUE, "keywords": ["airline"], "insight": None})],
         correct,
         _finalize(),
     )
@@ -191,7 +191,7 @@ async def test_read_tools_show_counters(script, skillbook: Skillbook, source: In
 async def test_budget_exhaustion_surfaces_with_the_operations_already_applied(
     script, skillbook: Skillbook, source: InsightSource, embedder
 ) -> None:
-    add = [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"]})]
+    add = [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None})]
     search = [ToolCallPart("search_skills", {"query": "anything"})]
     model = script(add, *([search] * 10))
 
@@ -245,7 +245,7 @@ async def test_single_request_budget_is_one_tool_call_pass(
     script, skillbook: Skillbook, source: InsightSource, embedder
 ) -> None:
     model = script(
-        [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"]})]
+        [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None})]
     )
 
     output = await _manager(model.model, embedder, config=AgenticConfig(max_requests=1)).update_skills(
