@@ -115,8 +115,10 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         self.span_label = span_label
         self._instrument = instrument
         self._prepare_output_tools = prepare_output_tools
+        self.context_window = config.context_window_tokens or context_window(self._model)
+        """The model's context window in tokens (the config's, litellm's, or the default)."""
         budget = config.compaction_budget(
-            context_window=context_window(self._model), max_output_tokens=self.settings.max_output_tokens
+            context_window=self.context_window, max_output_tokens=self.settings.max_output_tokens
         )
         self._compactor = (
             HistoryCompactor(

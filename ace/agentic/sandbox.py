@@ -21,7 +21,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-__all__ = ["DEFAULT_IMPORTS", "ExecutionResult", "Sandbox", "SandboxError"]
+__all__ = ["DEFAULT_IMPORTS", "DEFAULT_MAX_OUTPUT_CHARS", "ExecutionResult", "Sandbox", "SandboxError"]
 
 DEFAULT_IMPORTS: frozenset[str] = frozenset({
     "bisect", "collections", "copy", "dataclasses", "datetime", "decimal", "difflib", "enum", "fractions",
@@ -29,6 +29,9 @@ DEFAULT_IMPORTS: frozenset[str] = frozenset({
     "string", "textwrap", "typing", "unicodedata",
 })
 """Modules sandboxed code may import (the top-level name decides; `collections.abc` is allowed)."""
+
+DEFAULT_MAX_OUTPUT_CHARS = 20_000
+"""Characters of stdout (and of stderr) one execution returns before the rest is cut."""
 
 _WORKER = Path(__file__).with_name("_sandbox_worker.py")
 _STARTUP_TIMEOUT_S = 30.0
@@ -71,7 +74,7 @@ class Sandbox:
     Use as a context manager or call `close()`.
     """
 
-    def __init__(self, *, timeout_s: float = 10.0, memory_mb: int = 512, max_output_chars: int = 20_000,
+    def __init__(self, *, timeout_s: float = 10.0, memory_mb: int = 512, max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
                  allowed_imports: frozenset[str] = DEFAULT_IMPORTS) -> None:
         if timeout_s <= 0 or memory_mb < 64 or max_output_chars < 1:
             raise ValueError(f"need timeout_s > 0, memory_mb >= 64, max_output_chars >= 1; got "

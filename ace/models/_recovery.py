@@ -40,7 +40,9 @@ from pydantic_ai.tools import ToolDefinition
 
 __all__ = ["RecoveringModel", "RecoveryEvent", "recovering"]
 
-RecoveryEvent = Literal["truncated_tool_call", "prose_recovered_from_text", "prose_corrective_turn", "unrecovered"]
+RecoveryEvent = Literal[
+    "truncated_tool_call", "prose_recovered_from_text", "prose_corrective_turn", "unrecovered", "duplicate_calls_dropped"
+]
 """A key of `RecoveringModel.recoveries`."""
 
 _FENCE = re.compile(r"```[ \t]*(?:json)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
@@ -60,6 +62,9 @@ def recovering(model: Model) -> RecoveringModel:
       becomes "tool_call", the other fields are kept. Otherwise ONE follow-up request carries a mid-conversation
       `SystemPromptPart` (pydantic-ai's voice for its own "call a tool" feedback) naming the tools and the ones
       that finish the task; its text is parsed the same way, else its response is returned unchanged.
+    - Prose around tool calls, when only tool calls count: the text parts are dropped (nobody reads them, and
+      a small model's preamble would fill its context window turn after turn), and so are repeats of an
+      identical call in one response (counted in `duplicate_calls_dropped`).
 
     A response replaced by a follow-up is recorded in the follow-up's `failed_attempts` (outcome "rejected", its
     usage), so an agent run counts its tokens; the exchange is not in the caller's history. Each repair is a
@@ -80,7 +85,8 @@ class RecoveringModel(WrapperModel):
         """What the wrapper did: `truncated_tool_call` counts follow-ups sent for a call cut at the token cap,
         `prose_recovered_from_text` tool calls parsed out of prose (a first answer's or a follow-up's),
         `prose_corrective_turn` follow-ups sent as prose held no usable call, `unrecovered` follow-ups whose
-        response was still truncated or still had no tool call. Updated with no await between read and write,
+        response was still truncated or still had no tool call, `duplicate_calls_dropped` repeated identical
+        calls removed from one response. Updated with no await between read and write,
         so exact for any number of concurrent requests on one event loop; not for loops in several threads."""
 
     async def request(self, messages: list[ModelMessage], model_settings: ModelSettings | None,
@@ -90,11 +96,37 @@ class RecoveringModel(WrapperModel):
         if response.state != "complete":  # pydantic-ai continues a suspended response; it is not ours to judge
             return response
         if (cut := _truncated_call(response)) is not None:
-            return await self._resend_cut(messages, model_settings, model_request_parameters, response, cut, started)
-        if _is_prose(response) and (tools := self._required_tools(model_settings, model_request_parameters)):
-            return await self._recover_prose(messages, model_settings, model_request_parameters, response, tools,
-                                             started)
-        return response
+            response = await self._resend_cut(messages, model_settings, model_request_parameters, response, cut,
+                                              started)
+        elif _is_prose(response) and (tools := self._required_tools(model_settings, model_request_parameters)):
+            response = await self._recover_prose(messages, model_settings, model_request_parameters, response, tools,
+                                                 started)
+        return self._only_distinct_calls(response, model_settings, model_request_parameters)
+
+    def _only_distinct_calls(self, response: ModelResponse, settings: ModelSettings | None,
+                             params: ModelRequestParameters) -> ModelResponse:
+        """When only tool calls count, drop the text around them (nobody reads it, and a small model's
+        preamble would fill its context window turn after turn) and repeats of an identical call (a small
+        model emits the same call a dozen times in one response)."""
+        calls = [part for part in response.parts if isinstance(part, ToolCallPart)]
+        if not calls or self._required_tools(settings, params) is None:
+            return response
+        seen: set[tuple[str, str]] = set()
+        kept: list[Any] = []
+        for part in response.parts:
+            if isinstance(part, TextPart):
+                continue
+            if isinstance(part, ToolCallPart):
+                key = (part.tool_name, part.args_as_json_str())
+                if key in seen:
+                    continue
+                seen.add(key)
+            kept.append(part)
+        if len(kept) == len(response.parts):
+            return response
+        if len(seen) < len(calls):
+            self.recoveries["duplicate_calls_dropped"] += len(calls) - len(seen)
+        return replace(response, parts=kept)
 
     def _required_tools(self, settings: ModelSettings | None, params: ModelRequestParameters) -> _Tools | None:
         """The tools the response had to call, or None when text was an acceptable answer."""

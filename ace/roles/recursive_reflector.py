@@ -14,7 +14,7 @@ from pydantic_ai.models import Model
 from pydantic_ai.tools import ToolDefinition
 
 from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
-from ace.agentic.sandbox import ExecutionResult, Sandbox
+from ace.agentic.sandbox import DEFAULT_MAX_OUTPUT_CHARS, ExecutionResult, Sandbox
 from ace.models import RecoveryEvent, RequestSettings
 from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._reflection_common import Analysis, render_task_inputs
@@ -69,15 +69,16 @@ class RecursiveReflector:
         skillbook: Skillbook | SkillbookView | None = None,
         embedder: Embedder | None = None,
         config: AgenticConfig | None = None,
-        sandbox_factory: Callable[[], Sandbox] = Sandbox,
+        sandbox_factory: Callable[[], Sandbox] | None = None,
         summary_model: str | Model | None = None,
         instructions: str = RECURSIVE_REFLECTOR_INSTRUCTIONS,
         settings: RequestSettings | None = None,
     ) -> None:
         """`model` is a model string or a pydantic-ai Model; `skillbook` (a Skillbook or its
         read-only view) enables the `search_skillbook` / `read_skill` tools; `sandbox_factory`
-        makes one sandbox per `reflect` call; `settings` go with every request (default
-        `DEFAULT_SETTINGS`)."""
+        makes one sandbox per `reflect` call (default: a `Sandbox` whose output per execution is cut
+        at the model's context window in characters, about a quarter of it in tokens, and at most
+        `DEFAULT_MAX_OUTPUT_CHARS`); `settings` go with every request (default `DEFAULT_SETTINGS`)."""
         self._skillbook = skillbook
         self._embedder = embedder
         self._sandbox_factory = sandbox_factory
@@ -98,6 +99,12 @@ class RecursiveReflector:
             settings=settings or self.DEFAULT_SETTINGS,
             prepare_output_tools=_finalize_after_code,
         )
+
+    def _new_sandbox(self) -> Sandbox:
+        if self._sandbox_factory is not None:
+            return self._sandbox_factory()
+        # One execution's output may take about a quarter of the context window (4 characters a token).
+        return Sandbox(max_output_chars=min(DEFAULT_MAX_OUTPUT_CHARS, self._agent.context_window))
 
     @property
     def recoveries(self) -> Counter[RecoveryEvent]:
@@ -124,7 +131,7 @@ class RecursiveReflector:
             "injected_skill_ids": [skill.id for skill in injected_skills],
         }
         prompt = _user_prompt(traces, question, ground_truth, feedback, injected_skills)
-        with self._sandbox_factory() as sandbox:
+        with self._new_sandbox() as sandbox:
             # Starting the worker process blocks; keep the event loop free meanwhile.
             await asyncio.to_thread(sandbox.start, variables)
             deps = RRDeps(

@@ -369,3 +369,49 @@ def test_model_name_is_forwarded_and_wrapping_twice_returns_the_same_wrapper() -
     assert model.model_name == "qwen-small" and model.system == "function"
     assert recovering(model) is model
 
+
+
+def prose_and_call(text: str, name: str, args: dict[str, object]) -> Callable[[], ModelResponse]:
+    return lambda: ModelResponse(parts=[TextPart(text), ToolCallPart(name, args)],
+                                 usage=RequestUsage(input_tokens=10, output_tokens=5))
+
+
+async def test_prose_around_a_tool_call_is_dropped_when_only_tool_calls_count() -> None:
+    script = Script(prose_and_call("Let me think at length first... " * 20, "run_code", {"code": "1"}),
+                    call("finalize", {"summary": "done"}))
+    agent, _ = _agent(script)
+
+    await agent.run("go")
+
+    second = script.requests[1]
+    responses = [message for message in second if isinstance(message, ModelResponse)]
+    assert [part.part_kind for part in responses[0].parts] == ["tool-call"]
+
+
+async def test_prose_around_a_tool_call_is_kept_when_text_is_an_answer() -> None:
+    script = Script(prose_and_call("Checking first.", "run_code", {"code": "1"}), prose("All done."))
+    agent, _ = _agent(script, output_type=str)
+
+    await agent.run("go")
+
+    responses = [message for message in script.requests[1] if isinstance(message, ModelResponse)]
+    assert [part.part_kind for part in responses[0].parts] == ["text", "tool-call"]
+
+
+async def test_identical_calls_repeated_in_one_response_run_once() -> None:
+    ran: list[str] = []
+
+    def record(code: str) -> str:
+        """Run a snippet."""
+        ran.append(code)
+        return "ran"
+
+    repeated = ModelResponse(parts=[ToolCallPart("record", {"code": "1"}) for _ in range(5)]
+                             + [ToolCallPart("record", {"code": "2"})])
+    script = Script(lambda: repeated, call("finalize", {"summary": "done"}))
+    model = recovering(FunctionModel(script, model_name="qwen-small"))
+
+    await Agent(model, output_type=ToolOutput(Finish, name="finalize"), tools=[record]).run("go")
+
+    assert ran == ["1", "2"]
+    assert model.recoveries["duplicate_calls_dropped"] == 4

@@ -131,15 +131,18 @@ def test_snapshot_difference_is_the_usage_between_the_snapshots() -> None:
     meter = UsageMeter()
     meter.record(_priced_response())
     before = meter.snapshot()
-    meter.record(ModelResponse(parts=[TextPart("x")], usage=RequestUsage(input_tokens=7, output_tokens=1)))
+    meter.record(ModelResponse(parts=[TextPart("x")], usage=RequestUsage(input_tokens=7, output_tokens=1),
+                               finish_reason="length"))
     meter.record_failure()
 
     phase = meter.snapshot() - before
 
     assert phase == UsageTotals(requests=1, failed_requests=1, input_tokens=7, output_tokens=1,
-                                unknown_cost_responses=1)
+                                unknown_cost_responses=1, truncated_responses=1)
     assert phase.to_dict() == {"requests": 1, "failed_requests": 1, "input_tokens": 7, "output_tokens": 1,
-                               "cache_read_tokens": 0, "cost_usd": None, "unknown_cost_responses": 1}
+                               "cache_read_tokens": 0, "cost_usd": None, "unknown_cost_responses": 1,
+                               "truncated_responses": 1}
+    assert phase + before - before == phase
     assert (meter.snapshot() - UsageTotals()).cost_usd == before.cost_usd
 
 
@@ -176,3 +179,16 @@ async def test_a_stream_that_raises_counts_a_failed_request() -> None:
             await run.get_output()
 
     assert meter.snapshot() == UsageTotals(failed_requests=1)
+
+
+def test_settings_sent_lists_each_combination_with_its_request_count() -> None:
+    meter = UsageMeter()
+    response = ModelResponse(parts=[TextPart("x")], usage=RequestUsage(input_tokens=1, output_tokens=1))
+
+    for settings in ({"max_tokens": 64, "temperature": 0.0}, {"max_tokens": 64, "temperature": 0.0}, None):
+        meter.record(response, settings)
+
+    assert meter.settings_sent() == [
+        {"max_tokens": 64, "temperature": 0.0, "timeout": None, "requests": 2},
+        {"max_tokens": None, "temperature": None, "timeout": None, "requests": 1},
+    ]
