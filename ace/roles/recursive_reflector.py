@@ -250,7 +250,9 @@ def _user_prompt(
     return (
         f"{inputs}\n\n<trace_overview>\n{_describe(traces)}\n"
         f"Preview of its rendering (explore the full data in code):\n"
-        f"{render_trace(traces, max_chars=_TRACE_PREVIEW_CHARS)}\n</trace_overview>"
+        f"{render_trace(traces, max_chars=_TRACE_PREVIEW_CHARS)}\n</trace_overview>\n\n"
+        # Last, where a small model looks: it otherwise opens with a page-long plan in prose.
+        "Reply with one execute_code call and nothing else."
     )
 
 
