@@ -51,6 +51,7 @@ def summary_dict(report: E2EReport, *, problems: list[str]) -> dict[str, Any]:
         "exit_status": exit_status(report, problems),
         "config": _config(report),
         "model_settings": report.model_settings,
+        "recoveries": report.recoveries,
         "skillbook": str(report.skillbook_path),
         "skills": report.skills,
         "traces": len(report.learning),

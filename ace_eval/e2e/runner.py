@@ -83,6 +83,8 @@ class E2EReport:
     model_settings: dict[str, dict[str, Any]]
     """Per running role: the `configured` RequestSettings and the settings its requests were
     actually `sent` with (each distinct max_tokens / temperature / timeout, with a request count)."""
+    recoveries: dict[str, dict[str, int]]
+    """Per learning role, how often `ace.models.recovering` repaired its model's responses."""
 
     @property
     def plumbing_only(self) -> bool:
@@ -145,7 +147,9 @@ async def run_e2e_async(
 
     skillbook = Skillbook()
     with _phase("learning", meters, phases):
-        results = await _learn(config, models, skillbook, traces, train_tasks, log)
+        reflector = _reflector(config, models["reflector"], skillbook)
+        skill_manager = _skill_manager(config, models["skill_manager"])
+        results = await _learn(config, models, skillbook, (reflector, skill_manager), traces, train_tasks, log)
     skillbook_path = out / "skillbook.json"
     skill_index(skillbook).refresh()  # a vector for every active skill in the .embeddings.npz sidecar
     skillbook.save_to_file(skillbook_path)
@@ -177,6 +181,7 @@ async def run_e2e_async(
             role: {"configured": config.request_settings(role).to_dict(), "sent": meters[role].settings_sent()}
             for role in config.running_roles()
         },
+        recoveries={"reflector": dict(reflector.recoveries), "skill_manager": dict(skill_manager.recoveries)},
     )
 
 
@@ -184,13 +189,13 @@ async def _learn(
     config: E2EConfig,
     models: dict[Role, Model],
     skillbook: Skillbook,
+    learners: tuple[Reflector | RecursiveReflector, SkillManager],
     traces: list[dict[str, Any]],
     train_tasks: list[Task],
     log: Callable[[str], None],
 ) -> list[SampleResult]:
     out = config.output_dir
-    reflector = _reflector(config, models["reflector"], skillbook)
-    skill_manager = _skill_manager(config, models["skill_manager"])
+    reflector, skill_manager = learners
     train_log = TrainLog(out / "train_log.jsonl")
     epochs = config.epochs
     results_log = None if traces else ResultsLog(_info(config), train_tasks)
