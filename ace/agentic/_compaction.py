@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-import logfire
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import (
     BaseToolReturnPart,
@@ -24,6 +23,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import UsageLimits
+
+from ace import tracing
 
 __all__ = ["HistoryCompactor", "estimate_tokens", "render_messages"]
 
@@ -82,8 +83,7 @@ class HistoryCompactor:
         before = estimate_tokens(messages)
         if before <= self._budget_tokens:
             return messages
-        with logfire.span("{span_label}.compaction", _span_name=f"{self._span_label}.compaction",
-                          span_label=self._span_label, estimated_tokens=before,
+        with tracing.span(f"{self._span_label}.compaction", span_label=self._span_label, estimated_tokens=before,
                           budget_tokens=self._budget_tokens) as span:
             compacted = self._elide_old_tool_returns(messages)
             stage = "tool_returns"

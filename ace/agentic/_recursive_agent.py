@@ -10,7 +10,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
-import logfire
 from pydantic_ai import Agent, RunContext, Tool
 from pydantic_ai.capabilities import AbstractCapability, PrepareOutputTools, ProcessHistory
 from pydantic_ai.exceptions import UsageLimitExceeded
@@ -20,6 +19,7 @@ from pydantic_ai.models.instrumented import InstrumentationSettings
 from pydantic_ai.tools import ToolsPrepareFunc
 from pydantic_ai.usage import RunUsage, UsageLimits
 
+from ace import tracing
 from ace.agentic._compaction import HistoryCompactor
 from ace.agentic._config import AgenticConfig, BudgetExhausted
 from ace.models import RecoveryEvent, RequestSettings, context_window, recovering, resolve_model
@@ -94,7 +94,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         config: AgenticConfig = AgenticConfig(),
         span_label: str = "agent",
         summary_model: str | Model | None = None,
-        instrument: InstrumentationSettings | bool = True,
+        instrument: InstrumentationSettings | bool | None = None,
         settings: RequestSettings | None = None,
         prepare_output_tools: ToolsPrepareFunc[DepsT] | None = None,
     ) -> None:
@@ -102,8 +102,8 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         the model is offered (e.g. none until the session has done something). The model is wrapped in `ace.models.recovering` (prose instead of a tool call, a call cut at
         the output cap: repaired or given one corrective turn; see `recoveries`). `settings` are sent
         with every request of the session, compaction summaries included (None: the provider's defaults). `instrument` is pydantic-ai's instrumentation for the inner
-        agents (True: default settings; pass `InstrumentationSettings(include_content=False)` to keep
-        prompts out of spans)."""
+        agent, named after `span_label` (None: `ace.tracing.instrumentation()`, content only after
+        `ace.tracing.capture_content()`; False: no model or tool spans)."""
         self._model = recovering(resolve_model(model))
         self.settings = settings or RequestSettings()
         """What every request carries (output cap, temperature, timeout)."""
@@ -113,7 +113,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         self._tools = tuple(tools)
         self.config = config
         self.span_label = span_label
-        self._instrument = instrument
+        self._instrument = tracing.instrumentation() if instrument is None else instrument
         self._prepare_output_tools = prepare_output_tools
         self.context_window = config.context_window_tokens or context_window(self._model)
         """The model's context window in tokens (the config's, litellm's, or the default)."""
@@ -136,8 +136,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         """Run one session on `prompt`. Raises `BudgetExhausted` when a session budget runs out."""
         usage = RunUsage()
         budget = _Budget(requests=self.config.max_requests, tokens=self.config.max_tokens)
-        with logfire.span("{span_label}.session", _span_name=f"{self.span_label}.session", span_label=self.span_label,
-                          max_requests=budget.requests, max_tokens=budget.tokens) as span:
+        with tracing.span(f"{self.span_label}.session", span_label=self.span_label, max_requests=budget.requests, max_tokens=budget.tokens) as span:
             run = await self._run_loop(prompt, deps=deps, usage=usage, budget=budget, depth=0)
             span.set_attributes({"requests": usage.requests, "total_tokens": usage.total_tokens,
                                  "finished": run.finished})
@@ -184,6 +183,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         instructions = f"{self._instructions}\n\n{SINGLE_PASS_NOTE}" if single_pass else self._instructions
         agent: Agent[DepsT, Any] = Agent(
             self._model,
+            name=self.span_label,
             instructions=instructions,
             deps_type=self._deps_type,
             output_type=self._output_type,
@@ -229,8 +229,7 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
             requests=usage.requests + child_requests,
             tokens=usage.total_tokens + child_tokens if child_tokens is not None else None,
         )
-        with logfire.span("{span_label}.child", _span_name=f"{self.span_label}.child", span_label=self.span_label,
-                          depth=depth, task=task, request_budget=child_requests, token_budget=child_tokens) as span:
+        with tracing.span(f"{self.span_label}.child", span_label=self.span_label, depth=depth, task=task, request_budget=child_requests, token_budget=child_tokens) as span:
             try:
                 child = await self._run_loop(task, deps=ctx.deps, usage=usage, budget=budget, depth=depth)
             except BudgetExhausted as exc:

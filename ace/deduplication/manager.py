@@ -21,9 +21,9 @@ import hashlib
 import itertools
 from typing import Literal
 
-import logfire
 import numpy as np
 
+from ace import tracing
 from ace.retrieval import Embedder, LiteLLMEmbedder, default_embedder, skill_index
 from ace.skillbook import InsightSource, Skill, Skillbook, UpdateOperation
 
@@ -113,10 +113,10 @@ class DeduplicationManager:
         ]
 
     def run(self, skillbook: Skillbook) -> DeduplicationReport:
-        """Consolidate every duplicate pair in `skillbook`; returns (and logs) the report."""
+        """Consolidate every duplicate pair in `skillbook`; returns the report (also recorded on the `ace.deduplicate` span)."""
         if not self.config.enabled:
             return DeduplicationReport()
-        with logfire.span("ace.deduplicate", skills=len(skillbook)) as span:
+        with tracing.span("ace.deduplicate", skills=len(skillbook)) as span:
             pairs: list[DuplicatePair] = []
             operations: list[UpdateOperation] = []
             absorbed: set[str] = set()
@@ -133,13 +133,8 @@ class DeduplicationManager:
                 absorbed.add(other.id)
                 pairs.append(DuplicatePair(keeper.id, other.id, score, kind, "MERGE"))
             report = DeduplicationReport(tuple(pairs), tuple(operations))
-            span.set_attribute("merged", report.merged)
-            logfire.info(
-                "deduplication merged {merged} skill(s) and kept {kept} pair(s) apart",
-                merged=report.merged,
-                kept=len(pairs) - report.merged,
-                pairs=[dataclasses.asdict(pair) for pair in pairs],
-            )
+            span.set_attributes({"merged": report.merged, "kept_apart": len(pairs) - report.merged,
+                                 "pairs": [dataclasses.asdict(pair) for pair in pairs]})
             return report
 
     def _comparable(self, a: Skill, b: Skill) -> bool:

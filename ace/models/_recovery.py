@@ -18,7 +18,6 @@ from datetime import UTC, datetime, timedelta
 from itertools import chain
 from typing import Any, Literal
 
-import logfire
 from pydantic_ai._unsupported_settings import suppress_warnings  # as pydantic-ai resolves 'auto' without sending
 from pydantic_ai.messages import (
     BaseToolCallPart,
@@ -37,6 +36,8 @@ from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.wrapper import WrapperModel
 from pydantic_ai.settings import ModelSettings, merge_model_settings
 from pydantic_ai.tools import ToolDefinition
+
+from ace import tracing
 
 __all__ = ["RecoveringModel", "RecoveryEvent", "recovering"]
 
@@ -150,7 +151,7 @@ class RecoveringModel(WrapperModel):
                            retry=RetryInfo(cause="validation_error") if call is cut else None)
             for call in response.parts if isinstance(call, ToolCallPart)
         ]
-        with logfire.span("model.recovery", kind="truncated_tool_call", tool_name=cut.tool_name,
+        with tracing.span("model.recovery", kind="truncated_tool_call", tool_name=cut.tool_name,
                           recovered_from_text=False, corrective_turn=True) as span:
             self.recoveries["truncated_tool_call"] += 1
             followup = await self._follow_up(messages, settings, params, response, answers, started)
@@ -163,7 +164,7 @@ class RecoveringModel(WrapperModel):
     async def _recover_prose(self, messages: list[ModelMessage], settings: ModelSettings | None,
                              params: ModelRequestParameters, response: ModelResponse, tools: _Tools,
                              started: _Start) -> ModelResponse:
-        with logfire.span("model.recovery", kind="prose_instead_of_tool_call") as span:
+        with tracing.span("model.recovery", kind="prose_instead_of_tool_call") as span:
             fixed = _with_call_from_text(response, tools)
             corrective, result = fixed is None, fixed or response
             if fixed is None:

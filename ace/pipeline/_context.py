@@ -35,6 +35,11 @@ class StepContext:
             )
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
 
+    def span_attributes(self) -> Mapping[str, Any]:
+        """Attributes given to the span of every step run on this context and to every span opened
+        inside it (see `ace.tracing.span_attributes`). None here; subclasses name their sample."""
+        return {}
+
     def replace(self, **changes: Any) -> Self:
         """Return a copy with `changes` applied; raises `TypeError` for a field that does not exist."""
         return dataclasses.replace(self, **changes)

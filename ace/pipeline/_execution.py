@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-import logfire
 
+from ace import tracing
 from ace.pipeline._context import CancellationToken, StepContext
 from ace.pipeline._engine import run_in_thread
 from ace.pipeline._errors import PipelineCancelled
@@ -80,7 +80,8 @@ async def _observed_call(spec: StepSpec, ctx: StepContext, run: SampleRun) -> St
     if run.before_step:
         call_hooks(run.before_step, StepEvent(spec.name, run.index, ctx))
     try:
-        with logfire.span("pipeline.step {step}", step=spec.name, sample_index=run.index):
+        inherited = {tracing.STEP: spec.name, tracing.SAMPLE_INDEX: run.index, **ctx.span_attributes()}
+        with tracing.span_attributes(**inherited), tracing.span(f"pipeline.step {spec.name}"):
             if spec.is_async:
                 output = await spec.step(ctx)  # type: ignore[misc]
             else:

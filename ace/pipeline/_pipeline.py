@@ -8,8 +8,7 @@ import dataclasses
 import threading
 from collections.abc import Iterable, Sequence
 
-import logfire
-
+from ace import tracing
 from ace.pipeline._context import CancellationToken, StepContext
 from ace.pipeline._engine import refuse_running_loop, run_blocking
 from ace.pipeline._errors import PipelineCancelled, PipelineConfigError, PipelineOrderError
@@ -129,7 +128,7 @@ class Pipeline:
         after = check_hooks(after_step, "after_step")
         results = [SampleResult(sample=ctx) for ctx in inputs]
         slots = asyncio.Semaphore(workers)
-        with logfire.span("pipeline.run {pipeline}", pipeline=self.name, samples=len(results), workers=workers):
+        with tracing.span(f"pipeline.run {self.name}", pipeline=self.name, samples=len(results), workers=workers):
             await asyncio.gather(
                 *(
                     self._run_sample(result, slots, SampleRun(index, cancel, before, after))

@@ -7,9 +7,9 @@ import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal, get_args
 
-import logfire
 import numpy as np
 
+from ace import tracing
 from ace.skillbook import Skill, Skillbook, SkillbookView, normalize_keywords
 
 from ._lexical import terms_of
@@ -99,7 +99,7 @@ class SkillIndex:
         if section is not None and section not in _SECTIONS:
             raise ValueError(f"section must be one of {sorted(_SECTIONS)} or None, got {section!r}")
         wanted_keywords = normalize_keywords(keywords) if keywords else ()
-        with logfire.span("retrieval.search", mode=mode, top_k=top_k, section=section):
+        with tracing.span("retrieval.search", mode=mode, top_k=top_k, section=section):
             query_vector = None
             if mode != "lexical":
                 query_vector = checked_embed(self.embedder, [query], f"the query {query[:80]!r}")[0]
@@ -156,7 +156,7 @@ class SkillIndex:
         removed = gone & known.keys()
         if not edited and not removed:
             return snapshot.at_version(version)
-        with logfire.span(
+        with tracing.span(
             "retrieval.index.update", added_or_edited=len(edited), removed=len(removed), version=version
         ):
             vectors = self._vectors_for(skillbook, version, edited, snapshot, removed)
@@ -201,7 +201,7 @@ class SkillIndex:
         return vectors
 
     def _embed_skills(self, skills: Sequence[Skill]) -> np.ndarray:
-        with logfire.span("retrieval.embed_skills", count=len(skills), embedder=self.embedder.name):
+        with tracing.span("retrieval.embed_skills", count=len(skills), embedder=self.embedder.name):
             texts = [skill.embedding_text() for skill in skills]
             return checked_embed(self.embedder, texts, f"{len(skills)} skills ({skills[0].id}, ...)")
 

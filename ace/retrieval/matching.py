@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import logfire
 import numpy as np
 
+from ace import tracing
 from ace.skillbook import skill_id_order
 
 from ._matching_index import (
@@ -137,7 +137,7 @@ class SkillMatcher:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
         snapshot = self._current()
-        with logfire.span("skill_match", reranker=self.reranker.name, limit=limit) as span:
+        with tracing.span("skill_match", reranker=self.reranker.name, limit=limit) as span:
             task_terms = terms_of(task)
             shortlisted = self._recall(task, task_terms, snapshot)
             candidates = [candidate for _, candidate in shortlisted]

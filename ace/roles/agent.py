@@ -6,13 +6,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-import logfire
 from pydantic import BaseModel, Field
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai import ModelRetry, Tool
 from pydantic_ai.models import Model
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
+from ace import tracing
 from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput
@@ -55,7 +55,7 @@ class Agent:
             name="ace-agent",
             model_settings=self.settings.model_settings(),
         )
-        self._agent.instrument = True  # model-request spans, like the RecursiveAgent roles
+        self._agent.instrument = tracing.instrumentation()  # model-request spans, like the RecursiveAgent roles
 
     @property
     def recoveries(self) -> Counter[RecoveryEvent]:
@@ -85,7 +85,7 @@ class Agent:
         toolsets: list[AbstractToolset[Any]] | None = None
         if source is not None and source.injection == "tool":
             toolsets = [_read_skill_toolset(source)]
-        with logfire.span("agent.answer", injected_skill_ids=list(injected.skill_ids)) as span:
+        with tracing.span("agent.answer", injected_skill_ids=list(injected.skill_ids)) as span:
             result = await self._agent.run(_user_prompt(question, context, injected), toolsets=toolsets)
             used = source.used_skill_ids if source is not None else injected.skill_ids
             span.set_attribute("used_skill_ids", list(used))

@@ -6,10 +6,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-import logfire
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models import Model
 
+from ace import tracing
 from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
 from ace.roles._reflection_common import Analysis, render_task_inputs
 from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
@@ -58,7 +58,7 @@ class Reflector:
             name="ace-reflector",
             model_settings=self.settings.model_settings(),
         )
-        self._agent.instrument = True  # model-request spans, like the RecursiveAgent roles
+        self._agent.instrument = tracing.instrumentation()  # model-request spans, like the RecursiveAgent roles
 
     def build_prompt(
         self,
@@ -104,6 +104,6 @@ class Reflector:
             feedback=feedback,
             injected_skills=injected_skills,
         )
-        with logfire.span("reflector.reflect", prompt_chars=len(prompt)):
+        with tracing.span("reflector.reflect", prompt_chars=len(prompt)):
             result = await self._agent.run(prompt)
         return result.output.to_output()

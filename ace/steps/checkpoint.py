@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import logfire
 
+from ace import tracing
 from ace.skillbook import Skillbook
 from ace.steps._every import EveryN
 from ace.steps.context import ACEStepContext
@@ -34,7 +34,7 @@ class CheckpointStep:
         with self._every.tick() as count:
             if count is not None:
                 checkpoint = self._directory / f"checkpoint_{count}.json"
-                with logfire.span("ace.checkpoint {path}", path=str(checkpoint)):
+                with tracing.span("ace.checkpoint", path=str(checkpoint)):
                     self._skillbook.save_to_file(checkpoint)
                     self._skillbook.save_to_file(self._directory / "latest.json")
         return ctx

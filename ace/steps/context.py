@@ -5,9 +5,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from ace import tracing
 from ace.pipeline import StepContext
 from ace.roles import AgentOutput, ReflectorOutput, Sample, SkillManagerOutput
 from ace.skillbook import SkillbookView
+from ace.steps.trace_identity import infer_trace_identity
 
 __all__ = ["ACEStepContext", "Sample"]
 
@@ -42,3 +44,16 @@ class ACEStepContext(StepContext):
     """How many samples an epoch has."""
     global_sample_index: int = 0
     """0-based position of the sample across all epochs of the run."""
+
+    def span_attributes(self) -> dict[str, Any]:
+        """`ace.sample_id` (the sample's id, else `#<position in the epoch>`), `ace.epoch` and, once
+        the sample has a trace, `ace.trace_uid` as the provenance of what it teaches will name it."""
+        sample_id = self.sample.id if isinstance(self.sample, Sample) else None
+        attributes: dict[str, Any] = {tracing.SAMPLE_ID: sample_id or f"#{self.step_index}", tracing.EPOCH: self.epoch}
+        if self.trace is not None:
+            try:
+                identity = infer_trace_identity(self.trace, metadata=self.metadata, sample_id=sample_id)
+            except ValueError:
+                return attributes  # a bad trace_uid in metadata fails the step that needs it, not the span
+            attributes[tracing.TRACE_UID] = identity.trace_uid
+        return attributes

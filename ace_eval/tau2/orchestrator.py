@@ -16,8 +16,8 @@ import time
 import uuid
 from typing import Literal
 
-import logfire
 
+from ace import tracing
 from ace_eval.tau2.agent import LLMAgent
 from ace_eval.tau2.environment import AirlineEnvironment
 from ace_eval.tau2.errors import UnsupportedTaskError
@@ -57,7 +57,7 @@ async def run_simulation(
         raise UnsupportedTaskError(f"task {task.id}: tasks with an initial_state are not supported")
     if max_steps < 1 or max_errors < 1:
         raise ValueError(f"max_steps ({max_steps}) and max_errors ({max_errors}) must be at least 1")
-    with logfire.span("tau2.simulation {task_id} trial {trial}", task_id=task.id, trial=trial) as span:
+    with tracing.span(f"tau2.simulation {task.id} trial {trial}", task_id=task.id, trial=trial) as span:
         start_time, started = now_iso(), time.perf_counter()
         environment = AirlineEnvironment()
         trajectory: list[Message] = [AssistantMessage(content=GREETING, cost=0.0, timestamp=start_time)]

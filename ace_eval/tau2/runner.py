@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import logfire
 from pydantic_ai.models import Model
 
+from ace import tracing
 from ace.models import RequestSettings, resolve_model
 from ace_eval.tau2.agent import LLMAgent
 from ace_eval.tau2.data import load_policy, simulation_guidelines
@@ -122,7 +122,7 @@ async def run_tasks(
             if output_path is not None:
                 write_results(results, output_path)
 
-    with logfire.span("tau2.run_tasks", tasks=len(tasks), trials=trials, workers=workers):
+    with tracing.span("tau2.run_tasks", tasks=len(tasks), trials=trials, workers=workers):
         await asyncio.gather(*(simulate(task, trial) for trial in range(trials) for task in tasks))
     if output_path is not None:
         write_results(results, output_path)

@@ -1,0 +1,141 @@
+"""The library's spans: quiet unless the application configured logfire or OpenTelemetry.
+
+`span(name, **attributes)` opens a span through logfire when the application called
+`logfire.configure()`, otherwise through the OpenTelemetry API's global tracer - a no-op unless the
+application installed a tracer provider. So a library user sees no warning and nothing leaves the
+process until they configure one or the other.
+
+`span_attributes(...)` adds attributes to every span opened inside it (in this task or thread):
+the pipeline uses it so that a SkillManager session or a skillbook mutation deep inside a step
+carries the step's `ace.trace_uid`, `ace.sample_id` and `ace.epoch` without being told.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any, Protocol
+
+import logfire
+from opentelemetry import trace
+
+if TYPE_CHECKING:
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+__all__ = [
+    "EPOCH",
+    "SAMPLE_ID",
+    "SAMPLE_INDEX",
+    "STEP",
+    "TRACE_UID",
+    "SpanHandle",
+    "capture_content",
+    "instrumentation",
+    "span",
+    "span_attributes",
+]
+
+TRACE_UID = "ace.trace_uid"
+"""The `source_system:trace_id` of the trace a span serves."""
+SAMPLE_ID = "ace.sample_id"
+"""The id of the sample a span serves (stable across epochs)."""
+SAMPLE_INDEX = "ace.sample_index"
+"""The sample's 0-based position in its pipeline run."""
+EPOCH = "ace.epoch"
+"""The 1-based training epoch."""
+STEP = "ace.step"
+"""The pipeline step's name."""
+
+_content_captured = False
+_INHERITED: ContextVar[Mapping[str, Any]] = ContextVar("ace_span_attributes", default={})
+_OTEL_TRACER = trace.get_tracer("ace")
+
+
+class SpanHandle(Protocol):
+    """What a span opened by `span` lets its body do."""
+
+    def set_attribute(self, key: str, value: Any) -> None: ...
+
+    def set_attributes(self, attributes: Mapping[str, Any]) -> None: ...
+
+    def record_exception(self, exception: BaseException, escaped: bool = False) -> None: ...
+
+
+def span(name: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
+    """Open a span called `name` (used as is: no template) with `attributes` plus the inherited
+    ones (`span_attributes`); None values are left out. Exceptions escaping it are recorded."""
+    merged = {**_INHERITED.get(), **{key: value for key, value in attributes.items() if value is not None}}
+    if _logfire_configured():
+        return logfire.span(name.replace("{", "{{").replace("}", "}}"), _span_name=name, **merged)
+    return _otel_span(name, merged)
+
+
+@contextmanager
+def span_attributes(**attributes: Any) -> Iterator[None]:
+    """Give every span opened inside this block `attributes` (None values are left out); nested
+    blocks add to and override the outer ones."""
+    token = _INHERITED.set({**_INHERITED.get(), **{key: value for key, value in attributes.items() if value is not None}})
+    try:
+        yield
+    finally:
+        _INHERITED.reset(token)
+
+
+def capture_content(enabled: bool = True) -> None:
+    """Opt in (or back out) to content in the spans of agents built afterwards: prompts, model
+    outputs, tool arguments and tool results (trace text included). Off by default: spans then
+    carry names, ids, counts, timings and token usage only."""
+    global _content_captured
+    _content_captured = enabled
+
+
+def instrumentation() -> InstrumentationSettings:
+    """pydantic-ai instrumentation for the roles' agents: spans through the global OpenTelemetry
+    tracer provider (logfire's once configured), content only after `capture_content()`."""
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+
+    return InstrumentationSettings(include_content=_content_captured)
+
+
+def _logfire_configured() -> bool:
+    # logfire has no public "is configured" flag; reading it avoids LogfireNotConfiguredWarning,
+    # which a library must not cause. If a logfire release drops it, spans go through logfire.
+    return bool(getattr(logfire.DEFAULT_LOGFIRE_INSTANCE.config, "_initialized", True))
+
+
+@contextmanager
+def _otel_span(name: str, attributes: Mapping[str, Any]) -> Iterator[SpanHandle]:
+    with _OTEL_TRACER.start_as_current_span(name, attributes=_otel_values(attributes)) as otel_span:
+        yield _OtelSpan(otel_span)
+
+
+class _OtelSpan:
+    """An OpenTelemetry span that takes any attribute value (non-primitive ones as JSON)."""
+
+    def __init__(self, otel_span: trace.Span) -> None:
+        self._span = otel_span
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        self._span.set_attributes(_otel_values({key: value}))
+
+    def set_attributes(self, attributes: Mapping[str, Any]) -> None:
+        self._span.set_attributes(_otel_values(attributes))
+
+    def record_exception(self, exception: BaseException, escaped: bool = False) -> None:
+        self._span.record_exception(exception, attributes={"exception.escaped": escaped})
+
+
+def _otel_values(attributes: Mapping[str, Any]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for key, value in attributes.items():
+        if value is None:
+            continue
+        if isinstance(value, (str, bool, int, float)):
+            values[key] = value
+        elif isinstance(value, (list, tuple, frozenset, set)) and all(isinstance(item, str) for item in value):
+            values[key] = sorted(value) if isinstance(value, (set, frozenset)) else list(value)
+        else:
+            values[key] = json.dumps(value, default=str, sort_keys=True)
+    return values
