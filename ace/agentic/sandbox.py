@@ -1,19 +1,41 @@
 """A process sandbox for model-written Python (used by the Recursive Reflector).
 
-NOT a security boundary: it isolates crashes, runaway loops and memory blow-ups from the host
-process and keeps model code to a whitelist of imports, but code that wants to escape can. Run only
-code from models you already trust with the machine.
+A security boundary for code that runs over untrusted data (traces may hold text an attacker wrote,
+and the model may follow it), within these limits. On Linux the process that runs model code is
+confined by the KERNEL before it reads its first request (`_sandbox_confine`): a seccomp allow-list
+refuses exec, fork (threads only), sockets, pipes, opening any file (so no file writes and no file
+reads either), ptrace, mount and every other system call pure computation does not need; rlimits cap
+its address space, file size (0), descriptors, processes and CPU time (renewed before each call to
+the CPU time used so far plus the timeout plus 2 s, a stop for a runaway the host is no longer
+watching); it runs in its own session, in an empty temporary directory (removed afterwards), with an
+empty environment, and as `nobody` when started as root. The host kills the whole process group at
+the wall-clock timeout and on `close()`. Replies travel in frames the host validates
+(`_sandbox_channel`): code that writes fake frames can at most change what its own call reports as
+stdout/stderr/error/memory_exceeded; `timed_out`, `state_lost` and the description of a dead process
+are decided by the host alone, and the next call always gets its own reply.
+
+NOT covered: model code can read and change everything inside its own process, so it can change
+what later calls of the same sandbox compute (like redefining a variable, only hidden); it can use
+all the CPU time and memory it is given; the kernel attack surface of the allowed system calls
+remains. Where seccomp is unavailable (not Linux, pyseccomp or libseccomp missing, the filter fails
+to load) the sandbox refuses to start unless built with `require_kernel_filter=False`, which leaves
+only the Python-level import whitelist, the rlimits and the process separation (no boundary: a
+`SandboxConfinementWarning` is issued and `kernel_filter_active` is False).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
-import select
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,24 +43,36 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-__all__ = ["DEFAULT_IMPORTS", "DEFAULT_MAX_OUTPUT_CHARS", "ExecutionResult", "Sandbox", "SandboxError"]
+from ace.agentic._sandbox_channel import Channel, FrameError
+from ace.agentic._sandbox_worker import MARKER_ROOM, cut
+
+__all__ = [
+    "DEFAULT_IMPORTS", "DEFAULT_MAX_OUTPUT_CHARS", "ExecutionResult", "Sandbox", "SandboxConfinementWarning",
+    "SandboxError",
+]
 
 DEFAULT_IMPORTS: frozenset[str] = frozenset({
     "bisect", "collections", "copy", "dataclasses", "datetime", "decimal", "difflib", "enum", "fractions",
     "functools", "heapq", "itertools", "json", "math", "operator", "pprint", "random", "re", "statistics",
     "string", "textwrap", "typing", "unicodedata",
 })
-"""Modules sandboxed code may import (the top-level name decides; `collections.abc` is allowed)."""
+"""Modules sandboxed code may import (the top-level name decides; `collections.abc` is allowed).
+They are imported when the worker starts: the confined process cannot read module files later."""
 
 DEFAULT_MAX_OUTPUT_CHARS = 20_000
-"""Characters of stdout (and of stderr) one execution returns before the rest is cut."""
+"""Characters of stdout, of stderr and of the error one execution returns before the rest is cut."""
 
 _WORKER = Path(__file__).with_name("_sandbox_worker.py")
 _STARTUP_TIMEOUT_S = 30.0
+_RESULT_FIELDS = {"stdout": str, "stderr": str, "memory_exceeded": bool, "truncated": bool}
 
 
 class SandboxError(RuntimeError):
-    """The sandbox could not start its worker or was given data it cannot hold."""
+    """The sandbox could not start its worker (or could not confine it), or was given data it cannot hold."""
+
+
+class SandboxConfinementWarning(UserWarning):
+    """A sandbox built with `require_kernel_filter=False` started without the kernel filter."""
 
 
 @dataclass(frozen=True)
@@ -50,32 +84,36 @@ class ExecutionResult:
     stderr: str
     """Captured standard error, truncated with a marker."""
     error: str | None
-    """The exception traceback (sandbox frames only) or a description of why the call was stopped; None on success."""
+    """The exception traceback (sandbox frames only) or a description of why the call was stopped,
+    truncated with a marker; None on success."""
     timed_out: bool = False
     """The call hit the wall-clock timeout and the worker was killed."""
     memory_exceeded: bool = False
-    """The code ran out of the sandbox memory limit."""
+    """The code ran out of the sandbox memory limit (a MemoryError was caught in the worker)."""
     truncated: bool = False
-    """stdout or stderr was longer than `max_output_chars` and was cut."""
+    """stdout, stderr or error was longer than `max_output_chars` and was cut."""
     state_lost: bool = False
     """The worker was killed or died during this call: variables defined by earlier code are gone
     (the `start` variables are reloaded on the next call)."""
 
 
 class Sandbox:
-    """Runs Python snippets in a separate worker process with one persistent namespace.
+    """Runs Python snippets in a confined worker process with one persistent namespace.
 
-    NOT a security boundary (see the module docstring). Each `execute` call is limited to
-    `timeout_s` of wall-clock time, enforced by this process killing the worker, so it works from
-    any thread; the worker's address space is capped at `memory_mb` (RLIMIT_AS); stdout/stderr are
-    captured per call and cut to `max_output_chars`; `import` is limited to `allowed_imports`.
-    After a kill the worker restarts transparently on the next call with the `start` variables
-    reloaded (the result of the killed call says `state_lost`). Thread-safe: calls are serialised.
-    Use as a context manager or call `close()`.
+    What is enforced, and by what, is in the module docstring. Each `execute` call is limited to
+    `timeout_s` of wall-clock time, enforced by this process killing the worker's process group, so
+    it works from any thread; the worker's address space is capped at `memory_mb` (RLIMIT_AS);
+    stdout, stderr and the error are captured per call and cut to `max_output_chars` (by the worker
+    and again by this process); `import` is limited to `allowed_imports`. After a kill the worker
+    restarts transparently on the next call with the `start` variables reloaded (the result of the
+    killed call says `state_lost`). Thread-safe: calls are serialised. Use as a context manager or
+    call `close()`.
     """
 
     def __init__(self, *, timeout_s: float = 10.0, memory_mb: int = 512, max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
-                 allowed_imports: frozenset[str] = DEFAULT_IMPORTS) -> None:
+                 allowed_imports: frozenset[str] = DEFAULT_IMPORTS, require_kernel_filter: bool = True) -> None:
+        """`require_kernel_filter=False` lets the sandbox run where seccomp is unavailable, with no
+        security boundary (a `SandboxConfinementWarning` at each worker start; see `kernel_filter_active`)."""
         if timeout_s <= 0 or memory_mb < 64 or max_output_chars < 1:
             raise ValueError(f"need timeout_s > 0, memory_mb >= 64, max_output_chars >= 1; got "
                              f"timeout_s={timeout_s}, memory_mb={memory_mb}, max_output_chars={max_output_chars}")
@@ -83,25 +121,38 @@ class Sandbox:
         self.memory_mb = memory_mb
         self.max_output_chars = max_output_chars
         self.allowed_imports = frozenset(allowed_imports)
+        self.require_kernel_filter = require_kernel_filter
         self._lock = threading.Lock()
         self._process: subprocess.Popen[bytes] | None = None
-        self._buffer = b""
-        self._variables_json: str | None = None
+        self._channel: Channel | None = None
+        self._kernel_filter_active: bool | None = None
+        self._variables: dict[str, Any] | None = None
         self._finalizer: weakref.finalize | None = None
+
+    @property
+    def kernel_filter_active(self) -> bool | None:
+        """Whether the running worker is confined by the seccomp filter; None before the first start."""
+        return self._kernel_filter_active
+
+    @property
+    def process_id(self) -> int | None:
+        """The running worker's process id (also its process group and session id); None if none runs."""
+        return None if self._process is None else self._process.pid
 
     def start(self, variables: Mapping[str, Any] | None = None) -> None:
         """(Re)start the worker with a fresh namespace holding `variables` (JSON-able values).
 
-        Raises `SandboxError` if a value is not JSON-serialisable or the worker fails to start.
+        Raises `SandboxError` if a value is not JSON-serialisable or the worker fails to start or to
+        be confined.
         """
-        payload = None
+        loaded = None
         if variables:
             try:
-                payload = json.dumps({"op": "load", "variables": dict(variables)})
+                loaded = json.loads(json.dumps(dict(variables)))
             except (TypeError, ValueError) as exc:
                 raise SandboxError(f"sandbox variables must be JSON-serialisable: {exc}") from exc
         with self._lock:
-            self._variables_json = payload
+            self._variables = loaded
             self._stop_worker()
             self._start_worker()
 
@@ -110,23 +161,28 @@ class Sandbox:
         with self._lock:
             if self._process is None:
                 self._start_worker()
-            self._send({"op": "exec", "code": code})
+            assert self._process is not None and self._channel is not None
             try:
-                reply = self._read_reply(time.monotonic() + self.timeout_s)
+                reply = self._channel.request({"op": "exec", "code": code}, time.monotonic() + self.timeout_s)
+                return self._result(reply)
             except TimeoutError:
                 self._stop_worker()
                 return ExecutionResult(stdout="", stderr="", timed_out=True, state_lost=True,
                                        error=f"execution stopped after the {self.timeout_s}s timeout; the sandbox "
                                              "was restarted and variables defined by earlier code were lost")
             except EOFError:
-                code_ = self._stop_worker()
+                ended = _describe_exit(self._stop_worker(), self.memory_mb)
                 return ExecutionResult(stdout="", stderr="", state_lost=True,
-                                       error=f"the sandbox worker died (exit code {code_}), most likely out of "
-                                             "memory; it was restarted and variables defined by earlier code were lost")
-        return ExecutionResult(**reply)
+                                       error=f"{ended}; the sandbox was restarted and variables defined by "
+                                             "earlier code were lost")
+            except FrameError as exc:
+                self._stop_worker()
+                return ExecutionResult(stdout="", stderr="", state_lost=True,
+                                       error=f"the sandbox process sent an invalid reply ({exc}); it was "
+                                             "restarted and variables defined by earlier code were lost")
 
     def close(self) -> None:
-        """Stop the worker. A later `execute` starts a fresh one."""
+        """Stop the worker (its whole process group). A later `execute` starts a fresh one."""
         with self._lock:
             self._stop_worker()
 
@@ -138,63 +194,111 @@ class Sandbox:
         self.close()
 
     def _start_worker(self) -> None:
-        command = [sys.executable, "-I", str(_WORKER), str(self.memory_mb), str(self.max_output_chars),
-                   ",".join(sorted(self.allowed_imports))]
-        self._process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                         stderr=subprocess.DEVNULL)
-        self._buffer = b""
-        self._finalizer = weakref.finalize(self, _kill, self._process)
-        if self._variables_json is not None:
-            self._write_line(self._variables_json)
+        binding, unavailable = _seccomp_binding()
+        if unavailable is not None and self.require_kernel_filter:
+            raise SandboxError(f"the sandbox needs a seccomp kernel filter and cannot have one: {unavailable}. "
+                               "Pass require_kernel_filter=False to run model code WITHOUT a security boundary.")
+        config = {"memory_mb": self.memory_mb, "timeout_s": self.timeout_s, "max_output_chars": self.max_output_chars,
+                  "allowed_imports": sorted(self.allowed_imports), "seccomp_binding": binding}
+        workdir = tempfile.mkdtemp(prefix="ace-sandbox-")
+        process = subprocess.Popen([sys.executable, "-I", "-S", "-B", str(_WORKER), json.dumps(config)],
+                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                   cwd=workdir, env={}, start_new_session=True)
+        assert process.stdin is not None and process.stdout is not None
+        self._process = process
+        self._finalizer = weakref.finalize(self, _kill, process, workdir)
+        # Worst case JSON: 12 bytes per character (an escaped surrogate pair) in three fields.
+        max_frame = 3 * 12 * (self.max_output_chars + 2 * MARKER_ROOM) + 4096
+        self._channel = Channel(process.stdin.fileno(), process.stdout.fileno(), max_frame)
+        try:
+            hello = self._channel.request({"op": "hello"}, time.monotonic() + _STARTUP_TIMEOUT_S)
+        except (TimeoutError, EOFError, FrameError) as exc:
+            ended = _describe_exit(self._stop_worker(), self.memory_mb) if isinstance(exc, EOFError) else repr(exc)
+            raise SandboxError(f"the sandbox worker failed to start: {ended}") from exc
+        self._kernel_filter_active = hello.get("kernel_filter") is True
+        if not self._kernel_filter_active:
+            reason = unavailable or hello.get("filter_error") or "unknown reason"
+            if self.require_kernel_filter:
+                self._stop_worker()
+                raise SandboxError(f"the sandbox could not load its seccomp kernel filter: {reason}. Pass "
+                                   "require_kernel_filter=False to run model code WITHOUT a security boundary.")
+            warnings.warn(f"sandbox running WITHOUT the seccomp kernel filter ({reason}): model code can "
+                          "reach the operating system", SandboxConfinementWarning, stacklevel=4)
+        if self._variables is not None:
             try:
-                self._read_reply(time.monotonic() + _STARTUP_TIMEOUT_S)
-            except (TimeoutError, EOFError) as exc:
+                self._channel.request({"op": "load", "variables": self._variables},
+                                      time.monotonic() + _STARTUP_TIMEOUT_S)
+            except (TimeoutError, EOFError, FrameError) as exc:
                 self._stop_worker()
                 raise SandboxError(f"the sandbox worker failed to load its variables ({type(exc).__name__}); "
                                    f"raise memory_mb (now {self.memory_mb}) or pass less data") from exc
 
     def _stop_worker(self) -> int | None:
-        process, self._process = self._process, None
-        if process is None:
+        process, self._process, self._channel = self._process, None, None
+        if process is None or self._finalizer is None:
             return None
-        if self._finalizer is not None:
-            self._finalizer.detach()
-        return _kill(process)
+        return self._finalizer()
 
-    def _send(self, request: dict[str, Any]) -> None:
-        self._write_line(json.dumps(request))
+    def _result(self, reply: dict[str, Any]) -> ExecutionResult:
+        """Check the reply's shape and cut its texts: the worker's own cuts are not trusted."""
+        for name, kind in _RESULT_FIELDS.items():
+            if not isinstance(reply.get(name), kind):
+                raise FrameError(f"the reply's {name!r} is not a {kind.__name__}")
+        if not isinstance(reply.get("error"), (str, type(None))):
+            raise FrameError("the reply's 'error' is neither a string nor null")
+        texts = {name: reply[name] for name in ("stdout", "stderr", "error")}
+        kept = {name: None if text is None else cut(text, self.max_output_chars) for name, text in texts.items()}
+        return ExecutionResult(**kept, memory_exceeded=reply["memory_exceeded"],
+                               truncated=reply["truncated"] or kept != texts)
 
-    def _write_line(self, line: str) -> None:
-        assert self._process is not None and self._process.stdin is not None
+
+def _seccomp_binding() -> tuple[str | None, str | None]:
+    """The pyseccomp file for the worker to load, or why there is none."""
+    if not sys.platform.startswith("linux"):
+        return None, f"seccomp exists only on Linux (this is {sys.platform})"
+    try:
+        spec = importlib.util.find_spec("pyseccomp")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or spec.origin is None:
+        return None, "the pyseccomp package is not installed (it also needs the system's libseccomp2)"
+    return spec.origin, None
+
+
+def _describe_exit(returncode: int | None, memory_mb: int) -> str:
+    """A truthful sentence about how the worker ended."""
+    if returncode is None:
+        return "the sandbox process ended"
+    if returncode >= 0:
+        return f"the code ended the sandbox process (exit status {returncode})"
+    number = -returncode
+    try:
+        name = signal.Signals(number).name
+    except ValueError:
+        name = f"signal {number}"
+    if number == signal.SIGXCPU:
+        return "the sandbox process was killed by SIGXCPU: it used up its CPU-time limit"
+    if number == getattr(signal, "SIGSYS", None):
+        return "the sandbox process was killed by SIGSYS: the kernel filter stopped a forbidden system call"
+    if number == signal.SIGKILL:
+        return ("the sandbox process was killed by SIGKILL, not by the sandbox's timeout: most likely the "
+                "kernel's out-of-memory killer (it cannot be told for sure)")
+    if number in (signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT):
+        return (f"the sandbox process was killed by {name}: the interpreter crashed; with the address space "
+                f"capped at {memory_mb} MB memory exhaustion is a possible cause (it cannot be told for sure)")
+    return f"the sandbox process was killed by {name}"
+
+
+def _kill(process: subprocess.Popen[bytes], workdir: str) -> int | None:
+    """Kill the worker's whole process group, reap it, close its pipes and remove its directory."""
+    if process.returncode is None:
         try:
-            self._process.stdin.write(line.encode() + b"\n")
-            self._process.stdin.flush()
-        except BrokenPipeError:
-            pass  # the worker died; _read_reply reports it as EOF
-
-    def _read_reply(self, deadline: float) -> dict[str, Any]:
-        assert self._process is not None and self._process.stdout is not None
-        fd = self._process.stdout.fileno()
-        while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError
-            ready, _, _ = select.select([fd], [], [], remaining)
-            if not ready:
-                continue
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
-                raise EOFError
-            self._buffer += chunk
-        line, _, self._buffer = self._buffer.partition(b"\n")
-        return json.loads(line)
-
-
-def _kill(process: subprocess.Popen[bytes]) -> int | None:
-    if process.poll() is None:
-        process.kill()
+            os.killpg(process.pid, signal.SIGKILL)  # the group outlives a dead but unreaped leader
+        except (ProcessLookupError, PermissionError):
+            process.kill()
     returncode = process.wait()
     for stream in (process.stdin, process.stdout):
         if stream is not None:
             stream.close()
+    shutil.rmtree(workdir, ignore_errors=True)
     return returncode

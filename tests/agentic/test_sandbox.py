@@ -107,5 +107,5 @@ def test_a_worker_that_dies_is_reported_and_replaced_with_the_start_variables_re
     with Sandbox(allowed_imports=DEFAULT_IMPORTS | {"os"}) as box:
         box.start({"traces": ["t1"]})
         died = box.execute("import os\nos._exit(3)")
-        assert died.state_lost and "exit code 3" in (died.error or "")
+        assert died.state_lost and "the code ended the sandbox process (exit status 3)" in (died.error or "")
         assert box.execute("traces").stdout == "['t1']\n"

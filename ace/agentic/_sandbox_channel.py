@@ -1,0 +1,104 @@
+"""The host's side of the sandbox protocol: requests out, one validated frame back per request.
+
+The host is the trusted party. It never runs model code; the worker process does, and everything the
+worker holds (its reply descriptor, the current nonce in its memory) is within reach of model code
+that escapes Python-level restrictions. So the reader assumes the byte stream may hold anything:
+- each request carries a fresh random 16-byte nonce; the reply is the first frame that starts with
+  FRAME_MAGIC + that nonce. Bytes before it (fake JSON lines, frames with other nonces, leftovers of
+  an earlier call) are discarded, so nothing written during one call can be taken for the answer to
+  a later one, and the stream can never desynchronise;
+- a frame longer than `max_frame_bytes` or whose payload is not the expected JSON object is a
+  protocol violation (`FrameError`): the host kills the worker;
+- reading is linear: a bytearray that, while no frame start has been seen, keeps only its last
+  len(pattern) - 1 bytes, so each byte is searched a bounded number of times.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import time
+from typing import Any
+
+from ace.agentic._sandbox_worker import FRAME_MAGIC, LENGTH_BYTES, NONCE_BYTES
+
+__all__ = ["Channel", "FrameError"]
+
+_CHUNK = 1 << 16
+
+
+class FrameError(Exception):
+    """The worker's reply stream held an invalid frame for the current request."""
+
+
+class Channel:
+    """Length-prefixed requests to the worker's fd 0; nonce-checked reply frames from its reply pipe."""
+
+    def __init__(self, request_fd: int, reply_fd: int, max_frame_bytes: int) -> None:
+        self._request_fd = request_fd
+        self._reply_fd = reply_fd
+        self._max_frame_bytes = max_frame_bytes
+        self._buffer = bytearray()
+
+    def request(self, message: dict[str, Any], deadline: float) -> dict[str, Any]:
+        """Send `message` and return the payload of its reply frame.
+
+        Raises TimeoutError at `deadline`, EOFError when the worker closed the pipe, FrameError for a
+        malformed frame carrying this request's nonce.
+        """
+        nonce = os.urandom(NONCE_BYTES)
+        body = json.dumps({**message, "nonce": nonce.hex()}).encode()
+        try:
+            _write_all(self._request_fd, len(body).to_bytes(LENGTH_BYTES, "big") + body)
+        except BrokenPipeError:
+            raise EOFError from None
+        payload = self._read_frame(FRAME_MAGIC + nonce, deadline)
+        try:
+            reply = json.loads(payload)
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise FrameError(f"the reply is not JSON ({exc})") from None
+        if not isinstance(reply, dict):
+            raise FrameError(f"the reply is a JSON {type(reply).__name__}, not an object")
+        return reply
+
+    def _read_frame(self, start: bytes, deadline: float) -> bytes:
+        header = len(start) + LENGTH_BYTES
+        while True:
+            # Either the buffer starts with a frame start (found == 0, O(1)) or it was cut to its tail.
+            found = self._buffer.find(start)
+            if found < 0:
+                keep = len(start) - 1
+                if len(self._buffer) > keep:
+                    del self._buffer[:len(self._buffer) - keep]
+            else:
+                if found:
+                    del self._buffer[:found]
+                if len(self._buffer) >= header:
+                    length = int.from_bytes(self._buffer[len(start):header], "big")
+                    if length > self._max_frame_bytes:
+                        raise FrameError(f"the reply frame announces {length} bytes, over the "
+                                         f"{self._max_frame_bytes}-byte limit")
+                    if len(self._buffer) >= header + length:
+                        payload = bytes(self._buffer[header:header + length])
+                        del self._buffer[:header + length]
+                        return payload
+            self._buffer += self._receive(deadline)
+
+    def _receive(self, deadline: float) -> bytes:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError
+            ready, _, _ = select.select([self._reply_fd], [], [], remaining)
+            if ready:
+                chunk = os.read(self._reply_fd, _CHUNK)
+                if not chunk:
+                    raise EOFError
+                return chunk
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
