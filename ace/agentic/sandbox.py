@@ -223,7 +223,7 @@ class Sandbox:
                 raise SandboxError(f"the sandbox could not load its seccomp kernel filter: {reason}. Pass "
                                    "require_kernel_filter=False to run model code WITHOUT a security boundary.")
             warnings.warn(f"sandbox running WITHOUT the seccomp kernel filter ({reason}): model code can "
-                          "reach the operating system", SandboxConfinementWarning, stacklevel=4)
+                          "reach the operating system", SandboxConfinementWarning, stacklevel=3)
         if self._variables is not None:
             try:
                 self._channel.request({"op": "load", "variables": self._variables},
