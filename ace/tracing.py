@@ -16,7 +16,7 @@ import json
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import logfire
 from opentelemetry import trace
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EPOCH",
+    "MEMORY_RECORD_COUNT",
+    "MEMORY_RECORD_ID",
+    "SKILL_IDS",
     "SAMPLE_ID",
     "SAMPLE_INDEX",
     "STEP",
@@ -33,6 +36,7 @@ __all__ = [
     "SpanHandle",
     "capture_content",
     "instrumentation",
+    "memory_span",
     "span",
     "span_attributes",
 ]
@@ -47,6 +51,15 @@ EPOCH = "ace.epoch"
 """The 1-based training epoch."""
 STEP = "ace.step"
 """The pipeline step's name."""
+
+MEMORY_RECORD_ID = "gen_ai.memory.record.id"
+"""OpenTelemetry GenAI memory convention: the record (skill id) an operation touched."""
+MEMORY_RECORD_COUNT = "gen_ai.memory.record.count"
+"""OpenTelemetry GenAI memory convention: records touched or returned (0: a search found nothing)."""
+SKILL_IDS = "ace.skill_ids"
+"""The skill ids a search returned or a counter update touched."""
+
+MemoryOperation = Literal["create_memory", "update_memory", "delete_memory", "search_memory"]
 
 _content_captured = False
 _INHERITED: ContextVar[Mapping[str, Any]] = ContextVar("ace_span_attributes", default={})
@@ -70,6 +83,14 @@ def span(name: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
     if _logfire_configured():
         return logfire.span(name.replace("{", "{{").replace("}", "}}"), _span_name=name, **merged)
     return _otel_span(name, merged)
+
+
+def memory_span(operation: MemoryOperation, ace_operation: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
+    """A span in the OpenTelemetry GenAI memory form, named `<operation> skillbook`, with
+    `gen_ai.operation.name`, `gen_ai.memory.store.id` = `skillbook` and `ace.skillbook.operation`
+    (ADD, UPDATE, TAG, REMOVE, PURGE, MARK_USED, SEARCH, MATCH) besides `attributes`."""
+    return span(f"{operation} skillbook", **{"gen_ai.operation.name": operation, "gen_ai.memory.store.id": "skillbook",
+                                             "ace.skillbook.operation": ace_operation}, **attributes)
 
 
 @contextmanager

@@ -99,12 +99,13 @@ class SkillIndex:
         if section is not None and section not in _SECTIONS:
             raise ValueError(f"section must be one of {sorted(_SECTIONS)} or None, got {section!r}")
         wanted_keywords = normalize_keywords(keywords) if keywords else ()
-        with tracing.span("retrieval.search", mode=mode, top_k=top_k, section=section):
+        with tracing.memory_span("search_memory", "SEARCH", mode=mode, top_k=top_k, section=section) as span:
             query_vector = None
             if mode != "lexical":
                 query_vector = checked_embed(self.embedder, [query], f"the query {query[:80]!r}")[0]
             snapshot, skillbook = self._current()
             if not snapshot.ids:
+                span.set_attribute(tracing.MEMORY_RECORD_COUNT, 0)
                 return []
             candidates = _candidate_rows(snapshot, section, wanted_keywords)
             rankings = []
@@ -118,8 +119,11 @@ class SkillIndex:
                 rankings.append(np.argsort(-cosines, kind="stable"))
             fused = reciprocal_rank_fusion(rankings, candidates.size)
             ids = [snapshot.ids[candidates[i]] for i in _best_positions(fused, top_k)]
-        found = (skillbook.get_skill(skill_id) for skill_id in ids)
-        return [skill for skill in found if skill is not None and skill.active]
+            found = (skillbook.get_skill(skill_id) for skill_id in ids)
+            skills = [skill for skill in found if skill is not None and skill.active]
+            span.set_attributes({tracing.SKILL_IDS: [skill.id for skill in skills],
+                                 tracing.MEMORY_RECORD_COUNT: len(skills)})
+        return skills
 
     def _current(self) -> tuple[IndexSnapshot, Skillbook]:
         skillbook = self._skillbook()

@@ -137,7 +137,7 @@ class SkillMatcher:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
         snapshot = self._current()
-        with tracing.span("skill_match", reranker=self.reranker.name, limit=limit) as span:
+        with tracing.memory_span("search_memory", "MATCH", reranker=self.reranker.name, limit=limit) as span:
             task_terms = terms_of(task)
             shortlisted = self._recall(task, task_terms, snapshot)
             candidates = [candidate for _, candidate in shortlisted]
@@ -158,7 +158,8 @@ class SkillMatcher:
                 for score, entry in ranked
             ]
             span.set_attribute("shortlist_size", len(candidates))
-            span.set_attribute("matched_ids", [match.skill_id for match in matches])
+            span.set_attributes({tracing.SKILL_IDS: [match.skill_id for match in matches],
+                                 tracing.MEMORY_RECORD_COUNT: len(matches)})
         return matches
 
     def _current(self) -> MatchSnapshot:

@@ -160,9 +160,20 @@ def test_out_of_range_settings_raise_value_error(embedder, settings):
 def test_match_is_traced_with_the_matched_ids(skillbook, embedder, capfire):
     SkillMatcher(skillbook, embedder=embedder).match("Error code: 429 - rate_limit_exceeded from the LLM provider with 32 workers")
 
-    spans = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "skill_match"]
+    spans = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "search_memory skillbook"]
     assert len(spans) == 1
-    assert json.loads(spans[0]["attributes"]["matched_ids"]) == [RATE_LIMIT, RATE_LIMIT_TWIN]
+    assert spans[0]["attributes"]["gen_ai.operation.name"] == "search_memory"
+    assert spans[0]["attributes"]["ace.skillbook.operation"] == "MATCH"
+    assert json.loads(spans[0]["attributes"]["ace.skill_ids"]) == [RATE_LIMIT, RATE_LIMIT_TWIN]
+    assert spans[0]["attributes"]["gen_ai.memory.record.count"] == 2
+
+
+def test_a_task_nothing_matches_is_a_search_memory_span_with_record_count_0(skillbook, embedder, capfire):
+    assert SkillMatcher(skillbook, embedder=embedder).match("Bake a sourdough loaf with a crisp crust") == []
+
+    spans = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "search_memory skillbook"]
+    assert [span["attributes"]["gen_ai.memory.record.count"] for span in spans] == [0]
+    assert json.loads(spans[0]["attributes"]["ace.skill_ids"]) == []
 
 
 class TaskSabotagingEmbedder:

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import json
+
 import gc
 import threading
 import weakref
@@ -252,12 +254,15 @@ def test_explicit_index_equals_the_shared_one(airline_skillbook, hashing_embedde
     )
 
 
-def test_search_is_traced(airline_skillbook, hashing_embedder, capfire):
-    retrieve_top_k(airline_skillbook, "flight", embedder=hashing_embedder)
+def test_search_is_traced_as_a_search_memory_span_with_the_ids_found(airline_skillbook, hashing_embedder, capfire):
+    found = retrieve_top_k(airline_skillbook, "flight", embedder=hashing_embedder)
 
-    names = [span["name"] for span in capfire.exporter.exported_spans_as_dict()]
-    assert "retrieval.search" in names
-    assert "retrieval.index.update" in names
+    spans = {span["name"]: span for span in capfire.exporter.exported_spans_as_dict()}
+    search = spans["search_memory skillbook"]["attributes"]
+    assert (search["gen_ai.operation.name"], search["ace.skillbook.operation"]) == ("search_memory", "SEARCH")
+    assert json.loads(search["ace.skill_ids"]) == [skill.id for skill in found]
+    assert search["gen_ai.memory.record.count"] == len(found)
+    assert "retrieval.index.update" in spans
 
 
 def test_index_catches_up_when_the_change_log_no_longer_reaches_back(airline_skillbook, hashing_embedder):
