@@ -15,7 +15,9 @@ It is rendered as context lines, then one block per message:
   with its key in case (c) (`simulation.reward_info: {...}`), and the run bookkeeping keys
   (`_RUN_BOOKKEEPING_KEYS`: timestamps, duration, costs, seed) are dropped at that level.
 - A message: `[i] role:` then its text, then one `-> name({"arg": ...})` line per tool call (tau2
-  calls, or OpenAI calls nesting name and string arguments under "function"), without call ids.
+  calls, or OpenAI calls nesting name and string arguments under "function"), without call ids
+  (a "tool_calls" that is not a list is shown as any other field; string arguments that are not
+  valid JSON within `ace.untrusted`'s limits are shown as the text they are).
   A tool result is labelled with the name of the call it answers, matched by its "id" (tau2) or
   "tool_call_id" (OpenAI), and flagged when it is an error: `[5] tool get_user_details (error):`.
   Bookkeeping fields (`_MESSAGE_BOOKKEEPING_KEYS`, "requestor" when it is "assistant") and empty
@@ -35,6 +37,8 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from ace.untrusted import UntrustedInputError, parse_json
 
 __all__ = ["DEFAULT_TRACE_CHAR_LIMIT", "render_trace", "to_plain_data", "truncate_middle"]
 
@@ -195,14 +199,22 @@ def _message_bodies(messages: Sequence[dict[str, Any]]) -> list[str]:
     bodies = []
     for message in messages:
         bodies.append(_render_message(message, tool_names))
-        for call in message.get("tool_calls") or ():
+        for call in _tool_calls(message):
             if isinstance(call, dict) and call.get("id") is not None:
                 tool_names[str(call["id"])] = _call_name_and_arguments(call)[0]
     return bodies
 
 
+def _tool_calls(message: dict[str, Any]) -> list[Any]:
+    """The message's tool calls; a "tool_calls" that is not a list is shown as an extra field."""
+    calls = message.get("tool_calls")
+    return calls if isinstance(calls, list) else []
+
+
 def _render_message(message: dict[str, Any], tool_names: Mapping[str, str]) -> str:
-    shown = {"role", "content", "tool_calls"}
+    shown = {"role", "content"}
+    if isinstance(message.get("tool_calls"), list):
+        shown.add("tool_calls")
     label = str(message["role"])
     if message["role"] == "tool":
         call_id = message.get("id", message.get("tool_call_id"))
@@ -219,7 +231,7 @@ def _render_message(message: dict[str, Any], tool_names: Mapping[str, str]) -> s
     content = message.get("content")
     if not _is_empty(content):
         lines.append(content if isinstance(content, str) else _json_inline(content))
-    lines += [f"-> {_render_tool_call(call)}" for call in message.get("tool_calls") or ()]
+    lines += [f"-> {_render_tool_call(call)}" for call in _tool_calls(message)]
     extras = _extra_fields(message, shown | _MESSAGE_BOOKKEEPING_KEYS)
     if extras:
         lines.append(f"({_json_inline(extras)})")
@@ -244,9 +256,9 @@ def _call_name_and_arguments(call: dict[str, Any]) -> tuple[str, Any]:
     arguments = function.get("arguments")
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
-        except json.JSONDecodeError:
-            pass
+            arguments = parse_json(arguments, "tool call arguments")
+        except UntrustedInputError:
+            pass  # shown as the text it is
     return str(function.get("name", "?")), arguments
 
 

@@ -1,28 +1,51 @@
 """Loading recorded traces from files: JSON, JSONL, and tau2 `Results` files.
 
 `trace_locations(paths)` lists one `TraceLocation` per trace in the files (a tau2 Results file holds
-one per simulation; a JSONL file one per line; a JSON list one per item; any other JSON value is one
-trace). `LoadTracesStep` reads the trace a sample points at. A missing or malformed file fails that
-sample with a `TraceFileError` that names the file and the problem — never an empty trace.
+one per simulation; a JSONL file one per non-blank line; a JSON list one per item; any other JSON
+value is one trace). `LoadTracesStep` reads the trace a sample points at.
+
+Trace files come from outside and are untrusted: every defect becomes a `TraceFileError` that names
+the file (and the line of a JSONL file, the simulation of a Results file) - never an empty trace,
+never another exception. A file that cannot be used at all fails the one sample it gets; a bad
+JSONL line or a bad simulation fails only its own sample, the file's other traces load. Limits:
+`MAX_TRACE_FILE_BYTES` per file, and `ace.untrusted`'s JSON limits (nesting depth 64, integers of
+at most 4,300 digits, no duplicate keys, NaN, Infinity or lone surrogates). JSONL lines end at
+`\\n` only (`\\r\\n` too); U+2028, U+2029 and U+0085 are characters inside a line.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-import json
+import stat
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ace.steps.context import ACEStepContext
+from ace.untrusted import UntrustedInputError, parse_json, quote
 
-__all__ = ["LoadTracesStep", "TraceFileError", "TraceLocation", "load_trace_file", "trace_locations"]
+__all__ = [
+    "MAX_TRACE_FILE_BYTES",
+    "LoadTracesStep",
+    "TraceFileError",
+    "TraceLocation",
+    "load_trace_file",
+    "trace_locations",
+]
+
+MAX_TRACE_FILE_BYTES = 100 * 2**20
+"""Largest trace file read (100 MiB; a 50-simulation tau2 Results file is about 3 MiB)."""
+
+_SUFFIXES = frozenset({".json", ".jsonl"})
 
 
 class TraceFileError(ValueError):
-    """A trace file is missing, unreadable, or not valid JSON / JSONL; the message says which."""
+    """A trace file (or one trace in it) cannot be used: missing, unreadable, too large, not valid
+    JSON / JSONL, or not the shape of a trace file (e.g. a tau2 Results file whose `simulations`
+    is not a list of simulation objects). The message names the file, the line or simulation, and
+    the problem; the fix is to repair or leave out that file."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,22 +58,37 @@ class TraceLocation:
     """Position of the trace among the file's traces."""
 
 
+@dataclasses.dataclass(frozen=True)
+class _Unusable:
+    """A trace slot of a file whose content cannot be used (a bad JSONL line or simulation)."""
+
+    reason: str
+
+
 def load_trace_file(path: str | Path) -> list[Any]:
     """Every trace in `path`, in file order. Raises `TraceFileError` when the file is missing,
-    unreadable, malformed, or holds no trace. A tau2 Results file gives `{"task", "simulation"}`
-    dicts, each simulation paired with its task. The traces are the caller's own copies."""
-    return copy.deepcopy(list(_cached_traces(path)))
+    unreadable, malformed (any line or simulation), or holds no trace. A tau2 Results file gives
+    `{"task", "simulation"}` dicts, each simulation paired with its task. The traces are the
+    caller's own copies."""
+    traces = _cached_traces(path)
+    for trace in traces:
+        if isinstance(trace, _Unusable):
+            raise TraceFileError(trace.reason)
+    return copy.deepcopy(list(traces))
 
 
 def trace_locations(paths: Iterable[str | Path]) -> list[TraceLocation]:
     """One location per trace in `paths` (files, or folders searched for *.json / *.jsonl).
 
-    A file that cannot be read still gets one location, so its sample fails with the reason
-    instead of vanishing from the run.
+    A file that cannot be read, and a folder without trace files, still get one location, so the
+    sample fails with the reason instead of vanishing from the run. A bad line or simulation keeps
+    its own location (its sample fails; the others load).
     """
     locations: list[TraceLocation] = []
     for path in map(Path, paths):
-        files = sorted(p for p in path.rglob("*") if p.suffix in {".json", ".jsonl"}) if path.is_dir() else [path]
+        files = [path]
+        if path.is_dir():
+            files = sorted(p for p in path.rglob("*") if p.suffix in _SUFFIXES and p.is_file()) or [path]
         for file in files:
             try:
                 count = len(_cached_traces(file))
@@ -63,7 +101,8 @@ def trace_locations(paths: Iterable[str | Path]) -> list[TraceLocation]:
 class LoadTracesStep:
     """Read the trace at `ctx.sample` (a `TraceLocation`) into `ctx.trace`; the file name becomes
     the trace's display name unless metadata names one. A context that already carries a trace
-    (an in-memory trace) passes through unchanged."""
+    (an in-memory trace) passes through unchanged. Raises `TraceFileError` when the file or that
+    trace in it cannot be used."""
 
     requires = frozenset({"sample"})
     provides = frozenset({"trace"})
@@ -78,13 +117,16 @@ class LoadTracesStep:
                 )
             return ctx
         traces = _cached_traces(location.path)
-        if location.index >= len(traces):
+        if not 0 <= location.index < len(traces):
             raise TraceFileError(
                 f"{location.path} holds {len(traces)} trace(s); index {location.index} does not exist"
             )
+        trace = traces[location.index]
+        if isinstance(trace, _Unusable):
+            raise TraceFileError(trace.reason)
         metadata = {"display_name": location.path.name, **ctx.metadata}
         # A copy: the parsed file is cached and shared by every sample that reads from it.
-        return ctx.replace(trace=copy.deepcopy(traces[location.index]), metadata=metadata)
+        return ctx.replace(trace=copy.deepcopy(trace), metadata=metadata)
 
 
 def _cached_traces(path: str | Path) -> tuple[Any, ...]:
@@ -93,51 +135,109 @@ def _cached_traces(path: str | Path) -> tuple[Any, ...]:
 
 def _stamp(path: Path) -> tuple[int, int]:
     try:
-        stat = path.stat()
+        status = path.stat()
     except OSError as exc:
         raise TraceFileError(f"cannot read trace file {path}: {exc.strerror or exc}") from exc
-    return stat.st_mtime_ns, stat.st_size
+    except ValueError as exc:  # e.g. a NUL byte in the path
+        raise TraceFileError(f"cannot read trace file {quote(str(path))}: {exc}") from exc
+    if stat.S_ISDIR(status.st_mode):
+        raise TraceFileError(f"trace folder {path} holds no .json or .jsonl file")
+    if not stat.S_ISREG(status.st_mode):
+        raise TraceFileError(f"trace file {path} is not a regular file; give a .json or .jsonl file")
+    if status.st_size > MAX_TRACE_FILE_BYTES:
+        raise TraceFileError(
+            f"trace file {path} is {status.st_size:,} bytes, over the {MAX_TRACE_FILE_BYTES:,}-byte limit; "
+            "split it into smaller files"
+        )
+    return status.st_mtime_ns, status.st_size
 
 
 @lru_cache(maxsize=8)
 def _load(path: Path, stamp: tuple[int, int]) -> tuple[Any, ...]:
     """Parse `path` once per (mtime, size): a Results file with 50 simulations is read once."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise TraceFileError(f"cannot read trace file {path}: {exc}") from exc
-    traces = _parse_jsonl(path, text) if path.suffix == ".jsonl" else _split(_parse_json(path, text))
+        with path.open("rb") as file:
+            data = file.read(MAX_TRACE_FILE_BYTES + 1)
+    except OSError as exc:
+        raise TraceFileError(f"cannot read trace file {path}: {exc.strerror or exc}") from exc
+    if len(data) > MAX_TRACE_FILE_BYTES:  # it grew after stat
+        raise TraceFileError(f"trace file {path} is over the {MAX_TRACE_FILE_BYTES:,}-byte limit; split it")
+    traces = _parse_jsonl(path, data) if path.suffix == ".jsonl" else _split(path, _parse(data, f"trace file {path}"))
     if not traces:
         raise TraceFileError(f"trace file {path} holds no trace; give a file with at least one")
     return tuple(traces)
 
 
-def _parse_json(path: Path, text: str) -> Any:
+def _parse(data: bytes, what: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TraceFileError(f"trace file {path} is not valid JSON: {exc}") from exc
+        return parse_json(data, what)
+    except UntrustedInputError as exc:
+        raise TraceFileError(str(exc)) from None
 
 
-def _parse_jsonl(path: Path, text: str) -> list[Any]:
-    traces = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def _parse_jsonl(path: Path, data: bytes) -> list[Any]:
+    """One trace per non-blank line; lines end at b"\\n" only, so U+2028 & co. stay inside a line."""
+    traces: list[Any] = []
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        line = line.removesuffix(b"\r")
         if not line.strip():
             continue
         try:
-            traces.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise TraceFileError(f"trace file {path} line {number} is not valid JSON: {exc}") from exc
+            traces.append(_parse(line, f"trace file {path} line {number}"))
+        except TraceFileError as exc:
+            traces.append(_Unusable(str(exc)))
     return traces
 
 
-def _split(document: Any) -> list[Any]:
-    if isinstance(document, Mapping) and isinstance(document.get("simulations"), list):
-        tasks = {str(task.get("id")): task for task in document.get("tasks") or [] if isinstance(task, Mapping)}
-        return [
-            {"task": tasks.get(str(simulation.get("task_id"))), "simulation": simulation}
-            for simulation in document["simulations"]
-        ]
+def _split(path: Path, document: Any) -> list[Any]:
+    if isinstance(document, Mapping) and "simulations" in document:
+        return _split_results(path, document)
     if isinstance(document, list):
         return document
     return [document]
+
+
+def _split_results(path: Path, document: Mapping[str, Any]) -> list[Any]:
+    """A tau2 Results file: one `{"task", "simulation"}` trace per simulation, checked for shape."""
+    simulations, tasks = document["simulations"], document.get("tasks")
+    if not isinstance(simulations, list):
+        raise TraceFileError(
+            f"trace file {path} is a tau2 Results file whose \"simulations\" is not a list: {quote(simulations)}"
+        )
+    if tasks is None:
+        tasks = []
+    if not isinstance(tasks, list) or not all(isinstance(task, Mapping) for task in tasks):
+        raise TraceFileError(
+            f"trace file {path} is a tau2 Results file whose \"tasks\" is not a list of task objects: {quote(tasks)}"
+        )
+    by_id = {key: task for task in tasks if (key := _task_key(task.get("id"))) is not None}
+    traces: list[Any] = []
+    for number, simulation in enumerate(simulations):
+        problem = _simulation_problem(simulation)
+        if problem:
+            traces.append(_Unusable(f"trace file {path} simulation {number}: {problem}"))
+        else:
+            traces.append({"task": by_id.get(_task_key(simulation.get("task_id"))), "simulation": simulation})
+    return traces
+
+
+def _simulation_problem(simulation: Any) -> str | None:
+    """Why `simulation` is not a usable tau2 simulation (None when it is)."""
+    if not isinstance(simulation, Mapping):
+        return f"not an object: {quote(simulation)}"
+    messages = simulation.get("messages")
+    if not isinstance(messages, list):
+        return f"\"messages\" is not a list: {quote(messages)}"
+    for number, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            return f"message {number} is not an object: {quote(message)}"
+        if not isinstance(message.get("role"), str):
+            return f"message {number} has no string \"role\": {quote(message.get('role'))}"
+    task_id = simulation.get("task_id")
+    if task_id is not None and not isinstance(task_id, (str, int)):
+        return f"\"task_id\" is not a string: {quote(task_id)}"
+    return None
+
+
+def _task_key(value: Any) -> str | None:
+    return str(value) if isinstance(value, (str, int)) and not isinstance(value, bool) else None

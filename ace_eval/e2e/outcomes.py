@@ -2,7 +2,8 @@
 
 A trace counts as **learned** only when its SkillManager session finished (`finalize`) having
 changed the skillbook; a finished session with no operation is **nothing learned** (not a
-failure); a step that raised, a failed reflection or a session that stopped short is **failed**.
+failure); a step that raised, a failed reflection or a session that stopped short is **failed**,
+and so is a `--traces` file or simulation that cannot be used (`unusable_outcome`, epoch 1).
 `TrainLog` appends one JSON line per sample to `train_log.jsonl` the moment it is done.
 """
 
@@ -17,8 +18,17 @@ from typing import Any, Literal
 
 from ace.pipeline import SampleResult, StepEvent
 from ace.steps import ACEStepContext, Sample, infer_trace_identity
+from ace_eval.e2e.preflight import UnusableTrace
 
-__all__ = ["SIMULATION_STEPS", "LearningStatus", "SampleOutcome", "TrainLog", "outcome_of", "outcome_of_event"]
+__all__ = [
+    "SIMULATION_STEPS",
+    "LearningStatus",
+    "SampleOutcome",
+    "TrainLog",
+    "outcome_of",
+    "outcome_of_event",
+    "unusable_outcome",
+]
 
 LearningStatus = Literal["learned", "nothing learned", "failed"]
 """What a sample taught the skillbook."""
@@ -55,6 +65,8 @@ class SampleOutcome:
     """True when the failure happened before a trace existed (the simulation raised)."""
     unbacked_claims: tuple[str, ...] = ()
     """Operation kinds the SkillManager's finalize claims but no tool call made (its account is wrong)."""
+    source_file: str | None = None
+    """The `--traces` file a recorded trace came from (None for online simulations)."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields."""
@@ -66,6 +78,23 @@ def outcome_of(result: SampleResult) -> SampleOutcome:
     ctx = result.output if result.output is not None else result.sample
     assert isinstance(ctx, ACEStepContext)
     return _classify(ctx, error=result.error, failed_at=result.failed_at)
+
+
+def unusable_outcome(unusable: UnusableTrace) -> SampleOutcome:
+    """A `--traces` input that cannot be learned from, as a failed sample of epoch 1 (no trace existed)."""
+    return SampleOutcome(
+        epoch=1,
+        status="failed",
+        trace_uid=None,
+        task_id=unusable.task_id,
+        trial=unusable.trial,
+        reward=None,
+        injected_skill_ids=(),
+        operations=(),
+        detail=f"--traces: {unusable.reason}",
+        simulation_failed=True,
+        source_file=unusable.source_file,
+    )
 
 
 def outcome_of_event(event: StepEvent) -> SampleOutcome | None:
@@ -92,8 +121,11 @@ class TrainLog:
     def hook(self, event: StepEvent) -> None:
         """An `after_step` hook: append the sample's line when it is done."""
         outcome = outcome_of_event(event)
-        if outcome is None:
-            return
+        if outcome is not None:
+            self.write(outcome)
+
+    def write(self, outcome: SampleOutcome) -> None:
+        """Append `outcome`'s line (for samples that never reach the pipeline, e.g. unusable traces)."""
         line = json.dumps(outcome.to_dict(), ensure_ascii=False)
         with self._lock, self.path.open("a", encoding="utf-8") as file:
             file.write(line + "\n")
@@ -111,6 +143,7 @@ def _classify(ctx: ACEStepContext, *, error: Exception | None, failed_at: str | 
         injected_skill_ids=tuple(ctx.injected_skill_ids),
         operations=(),
         detail="",
+        source_file=_source_file(ctx),
     )
     if error is not None:
         detail = f"{failed_at}: {type(error).__name__}: {error}"
@@ -142,6 +175,11 @@ def _trace_uid(ctx: ACEStepContext) -> str | None:
         return infer_trace_identity(ctx.trace, metadata=ctx.metadata, sample_id=sample_id).trace_uid
     except ValueError:
         return None
+
+
+def _source_file(ctx: ACEStepContext) -> str | None:
+    source = ctx.trace.get("source_file") if isinstance(ctx.trace, Mapping) else None
+    return source if isinstance(source, str) else None
 
 
 def _run_facts(ctx: ACEStepContext) -> tuple[str | None, int | None, float | None]:

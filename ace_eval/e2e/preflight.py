@@ -5,26 +5,38 @@
   hand-written advice next to a real agent would look like learning);
 - a provider credential for every real model (one line naming the variable, e.g.
   `OPENAI_API_KEY is not set for openai/gpt-4.1-mini`), unless `--api-base` names a server;
-- recorded traces that read as tau2 Results files, hold at least one simulation, are graded
-  (graded here when they are not) and, when the benchmark runs, hold no test-split task unless
-  `allow_test_overlap`.
+- recorded traces: paths that exist, folders holding .json files, at least one usable simulation
+  (graded here when it is not) and, when the benchmark runs, no test-split task unless
+  `allow_test_overlap`. A file that is not a tau2 Results file, or a simulation that cannot be
+  used, is not an input error when other traces are usable: `load_traces` lists it as unusable and
+  the run records it as a failure.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from ace.roles import SKILL_INJECTIONS
+from ace.untrusted import quote
 from ace_eval.e2e.config import E2EConfig, Role
 from ace_eval.e2e.scripted import SCRIPTED
-from ace_eval.tau2 import ResultsFormatError, Tau2Error, evaluate_simulation, load_results
+from ace_eval.tau2 import Results, ResultsFormatError, SimulationRun, Tau2Error, evaluate_simulation, load_results
 from ace_eval.tau2.ace_task import describe_outcome
 from ace_eval.tau2.metrics import task_order
 
-__all__ = ["OFFLINE_MODELS", "E2EInputError", "check_config", "load_traces", "missing_credentials"]
+__all__ = [
+    "OFFLINE_MODELS",
+    "E2EInputError",
+    "RecordedTraces",
+    "UnusableTrace",
+    "check_config",
+    "load_traces",
+    "missing_credentials",
+]
 
 OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
 """Model names that are not language models: the scripted models and pydantic-ai's TestModel."""
@@ -90,42 +102,63 @@ def missing_credentials(model: str) -> list[str]:
     return missing
 
 
-def load_traces(config: E2EConfig, test_task_ids: Iterable[str]) -> list[dict[str, Any]]:
+@dataclasses.dataclass(frozen=True)
+class UnusableTrace:
+    """A `--traces` file, or one simulation in it, that cannot be learned from. The run goes on
+    with the usable traces and records this as a failed learning sample (exit status 1)."""
+
+    source_file: str
+    """The file given (or found in a folder given) to `--traces`."""
+    reason: str
+    """Why it cannot be used, one line naming the file (and the simulation)."""
+    task_id: str | None = None
+    """The simulation's task, for a bad simulation in a usable file."""
+    trial: int | None = None
+    """The simulation's trial, for a bad simulation in a usable file."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RecordedTraces:
+    """What `--traces` hold: the traces to learn from and the inputs that cannot be used."""
+
+    traces: tuple[dict[str, Any], ...]
+    """One `{"task", "simulation", "feedback", "source_file"}` trace per usable simulation."""
+    unusable: tuple[UnusableTrace, ...]
+    """Every file that is not a tau2 Results file with a simulation, and every simulation whose
+    task the file lacks or that cannot be graded."""
+
+
+def load_traces(config: E2EConfig, test_task_ids: Iterable[str]) -> RecordedTraces:
     """Every simulation of `config.traces` as a trace for the Reflector: `{"task", "simulation",
     "feedback", "source_file"}`, graded with the task it was recorded with (upstream's reward rule)
     when the file holds no grade.
 
-    Raises `E2EInputError` for a path that holds no tau2 Results file, a file that is not one (e.g.
-    truncated), a file without simulations, a simulation whose task the file lacks, and - when the
-    benchmark runs and `allow_test_overlap` is off - simulations of test-split tasks.
+    A file that is not a tau2 Results file (malformed, truncated, the wrong shape, no simulation)
+    and a simulation whose task the file lacks or that cannot be graded are `unusable`: the run
+    records them as failures and learns from the rest. Raises `E2EInputError` for a path that does
+    not exist, a folder without a .json file, no usable trace at all, and - when the benchmark runs
+    and `allow_test_overlap` is off - simulations of test-split tasks.
     """
     traces: list[dict[str, Any]] = []
+    unusable: list[UnusableTrace] = []
     for file in _result_files(config.traces):
         try:
             results = load_results(file)
         except ResultsFormatError as exc:
-            raise E2EInputError(f"--traces: {exc}") from exc
+            unusable.append(UnusableTrace(str(file), str(exc)))
+            continue
         if not results.simulations:
-            raise E2EInputError(f"--traces: {file} holds no simulation")
-        tasks = {task.id: task for task in results.tasks}
+            unusable.append(UnusableTrace(str(file), f"{file} holds no simulation"))
+            continue
         for simulation in results.simulations:
-            task = tasks.get(simulation.task_id)
-            if task is None:
-                raise E2EInputError(f"--traces: {file}: simulation {simulation.id} is of task {simulation.task_id}, "
-                                    "which the file's tasks do not include")
-            if simulation.reward_info is None:
-                try:
-                    simulation.reward_info = evaluate_simulation(task, simulation.messages, simulation.termination_reason)
-                except Tau2Error as exc:
-                    raise E2EInputError(f"--traces: {file}: cannot grade simulation {simulation.id}: {exc}") from exc
-            traces.append(
-                {
-                    "task": task.model_dump(mode="json"),
-                    "simulation": simulation.model_dump(mode="json"),
-                    "feedback": describe_outcome(simulation.reward_info, simulation.termination_reason),
-                    "source_file": str(file),
-                }
-            )
+            trace = _trace(file, results, simulation)
+            if isinstance(trace, UnusableTrace):
+                unusable.append(trace)
+            else:
+                traces.append(trace)
+    if not traces:
+        more = f" (and {len(unusable) - 1} more unusable)" if len(unusable) > 1 else ""
+        raise E2EInputError(f"--traces: no usable trace: {unusable[0].reason}{more}")
     overlap = sorted({t["simulation"]["task_id"] for t in traces} & set(test_task_ids), key=task_order)
     if overlap and config.benchmark and not config.allow_test_overlap:
         raise E2EInputError(
@@ -133,7 +166,27 @@ def load_traces(config: E2EConfig, test_task_ids: Iterable[str]) -> list[dict[st
             "learning from them would leak the test into the skills. Use traces of other tasks, add "
             "--no-benchmark, or pass --allow-test-overlap to accept the leak"
         )
-    return traces
+    return RecordedTraces(tuple(traces), tuple(unusable))
+
+
+def _trace(file: Path, results: Results, simulation: SimulationRun) -> dict[str, Any] | UnusableTrace:
+    """The Reflector's trace of one simulation, or why it cannot be one."""
+    task = next((task for task in results.tasks if task.id == simulation.task_id), None)
+    where = f"{file}: simulation {quote(simulation.id)}"
+    if task is None:
+        return UnusableTrace(str(file), f"{where} is of task {quote(simulation.task_id)}, which the file's tasks "
+                             "do not include", simulation.task_id, simulation.trial)
+    if simulation.reward_info is None:
+        try:
+            simulation.reward_info = evaluate_simulation(task, simulation.messages, simulation.termination_reason)
+        except Tau2Error as exc:
+            return UnusableTrace(str(file), f"{where}: cannot grade it: {exc}", simulation.task_id, simulation.trial)
+    return {
+        "task": task.model_dump(mode="json"),
+        "simulation": simulation.model_dump(mode="json"),
+        "feedback": describe_outcome(simulation.reward_info, simulation.termination_reason),
+        "source_file": str(file),
+    }
 
 
 def _result_files(paths: Iterable[Path]) -> list[Path]:

@@ -5,7 +5,7 @@
    ...)` runs the train split for N epochs; each simulation gets the skills learned so far by the
    injection policy, is graded, reflected on with the reward as feedback, and curated (the
    SkillManager tags the injected skills by the outcome). Offline (`traces`): `TraceAnalyser` over
-   the recorded simulations. One checkpoint per epoch; `skillbook.json` at the end.
+   the recorded simulations; an unusable file or simulation is a failed sample of epoch 1. One checkpoint per epoch; `skillbook.json` at the end.
 2. Benchmark: `ACE.evaluate` on the test split twice, on the same tasks and trials - baseline (an
    empty skillbook) and with a copy of the learned skillbook under the same policy - then a paired
    comparison.
@@ -34,7 +34,7 @@ from ace.skillbook import Skillbook
 from ace.steps import ACEStepContext
 from ace_eval.e2e import scripted
 from ace_eval.e2e.config import ROLES, E2EConfig, Role
-from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of
+from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of, unusable_outcome
 from ace_eval.e2e.paired import PairedComparison, TrialOutcome, paired_comparison
 from ace_eval.e2e.preflight import OFFLINE_MODELS, E2EInputError, check_config, load_traces
 from ace_eval.tau2 import Task, load_tasks
@@ -105,7 +105,7 @@ class E2EReport:
     def failures(self) -> tuple[str, ...]:
         """One line per failed learning sample or benchmark simulation."""
         lines = [
-            f"learning epoch {o.epoch}: {_sample_label(o.task_id, o.trial, o.trace_uid)}: {o.detail}"
+            f"learning epoch {o.epoch}: {_sample_label(o)}: {o.detail}"
             for o in self.learning
             if o.status == "failed"
         ]
@@ -122,7 +122,8 @@ def run_e2e(
     `models` replaces the models of the config's model strings for the roles it names (custom
     clients, or FunctionModels in tests); the config's strings are still what the reports name.
     Raises `E2EInputError` for bad settings or inputs before any model is called; a failing
-    simulation or trace is reported in the result (`failures`), never fatal.
+    simulation or trace - and a `--traces` file or simulation that cannot be used while others
+    can - is reported in the result (`failures`), never fatal.
     """
     return asyncio.run(run_e2e_async(config, log=log, models=models))
 
@@ -133,7 +134,9 @@ async def run_e2e_async(
     """`run_e2e` for async callers, on their event loop."""
     check_config(config)
     test_tasks = _tasks(config, config.test_split)
-    traces = load_traces(config, [task.id for task in load_tasks(config.test_split)]) if config.traces else []  # type: ignore[arg-type]
+    recorded = load_traces(config, [task.id for task in load_tasks(config.test_split)]) if config.traces else None  # type: ignore[arg-type]
+    traces = list(recorded.traces) if recorded else []
+    unusable = tuple(unusable_outcome(u) for u in recorded.unusable) if recorded else ()
     train_tasks = [] if config.traces else _tasks(config, config.train_split)
     meters = {role: UsageMeter() for role in ROLES}
     given = dict(models or {})
@@ -149,11 +152,11 @@ async def run_e2e_async(
     with _phase("learning", meters, phases):
         reflector = _reflector(config, models["reflector"], skillbook)
         skill_manager = _skill_manager(config, models["skill_manager"])
-        results = await _learn(config, models, skillbook, (reflector, skill_manager), traces, train_tasks, log)
+        results = await _learn(config, models, skillbook, (reflector, skill_manager), (traces, unusable), train_tasks, log)
     skillbook_path = out / "skillbook.json"
     skill_index(skillbook).refresh()  # a vector for every active skill in the .embeddings.npz sidecar
     skillbook.save_to_file(skillbook_path)
-    learning = tuple(outcome_of(result) for result in results)
+    learning = unusable + tuple(outcome_of(result) for result in results)
     learned = sum(o.status == "learned" for o in learning)
     failed = sum(o.status == "failed" for o in learning)
     log(f"learning done: {len(skillbook.skills())} active skills; {learned} of {len(learning)} traces learned from, "
@@ -190,13 +193,17 @@ async def _learn(
     models: dict[Role, Model],
     skillbook: Skillbook,
     learners: tuple[Reflector | RecursiveReflector, SkillManager],
-    traces: list[dict[str, Any]],
+    recorded: tuple[list[dict[str, Any]], tuple[SampleOutcome, ...]],
     train_tasks: list[Task],
     log: Callable[[str], None],
 ) -> list[SampleResult]:
     out = config.output_dir
     reflector, skill_manager = learners
+    traces, unusable = recorded
     train_log = TrainLog(out / "train_log.jsonl")
+    for outcome in unusable:
+        train_log.write(outcome)
+        log(f"failure: {outcome.detail}")
     epochs = config.epochs
     results_log = None if traces else ResultsLog(_info(config), train_tasks)
     if results_log is not None:
@@ -210,7 +217,8 @@ async def _learn(
             results_log.open(out / "train" / f"epoch_{epoch + 1}.json")
 
     if results_log is None:
-        log(f"learning offline from {len(traces)} recorded simulations, {epochs} epoch(s) "
+        skipped = f" ({len(unusable)} unusable input(s) recorded as failures)" if unusable else ""
+        log(f"learning offline from {len(traces)} recorded simulations{skipped}, {epochs} epoch(s) "
             f"({config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})")
         analyser = TraceAnalyser.from_roles(
             reflector=reflector, skill_manager=skill_manager, skillbook=skillbook, reflect_workers=config.max_workers
@@ -348,7 +356,7 @@ def _phase(name: str, meters: dict[Role, UsageMeter], phases: list[PhaseRecord])
         phases.append(PhaseRecord(name, time.perf_counter() - started, active))
 
 
-def _sample_label(task_id: str | None, trial: int | None, trace_uid: str | None) -> str:
-    if task_id is not None:
-        return f"task {task_id} trial {trial if trial is not None else 0}"
-    return trace_uid or "trace"
+def _sample_label(outcome: SampleOutcome) -> str:
+    if outcome.task_id is not None:
+        return f"task {outcome.task_id} trial {outcome.trial if outcome.trial is not None else 0}"
+    return outcome.trace_uid or outcome.source_file or "trace"

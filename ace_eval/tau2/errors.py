@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from ace.untrusted import quote
+
 __all__ = [
     "DataChecksumError",
     "ResultsFormatError",
@@ -26,7 +28,9 @@ class DataChecksumError(Tau2Error):
 
 
 class ResultsFormatError(Tau2Error):
-    """A results or tasks file is missing, is not JSON, or does not follow the tau2 schema."""
+    """A results or tasks file is missing, too large, not JSON within `ace.untrusted`'s limits, or
+    does not follow the tau2 schema. The one error `load_results` raises for any malformed file;
+    the message names the file and quotes the bad value (at most ~200 characters)."""
 
 
 class UnknownTaskError(Tau2Error):
@@ -38,7 +42,9 @@ class UnsupportedTaskError(Tau2Error):
 
 
 def validation_summary(exc: ValidationError) -> str:
-    """The first validation error as one line, `location: message`, for error messages."""
+    """The first validation error as one line, `location: message (got <bad value>)`, for error
+    messages; the location's keys and the value are quoted short (`ace.untrusted.quote`)."""
     error = exc.errors()[0]
-    location = ".".join(str(part) for part in error["loc"])
-    return f"{location}: {error['msg']}"
+    location = ".".join(str(part) if isinstance(part, int) else quote(part, 60).strip("'") for part in error["loc"])
+    got = f" (got {quote(error['input'], 80)})" if "input" in error else ""
+    return f"{location}: {error['msg']}{got}"

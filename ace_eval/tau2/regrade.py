@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ace.untrusted import quote
 from ace_eval.tau2.errors import UnknownTaskError
 from ace_eval.tau2.evaluator import evaluate_simulation
 from ace_eval.tau2.results import Results, RewardInfo
@@ -73,7 +74,7 @@ def regrade_results(results: Results, tasks: Sequence[Task] | None = None) -> Re
         task = by_id.get(simulation.task_id)
         if task is None:
             raise UnknownTaskError(
-                f"simulation {simulation.id} refers to task {simulation.task_id!r}, which is not among the "
+                f"simulation {quote(simulation.id)} refers to task {quote(simulation.task_id)}, which is not among the "
                 f"{len(by_id)} tasks given; pass the task set it was run with"
             )
         regraded.append(

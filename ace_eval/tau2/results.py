@@ -8,6 +8,7 @@ are kept (`extra="allow"`), so a recorded file read and written back loses nothi
 from __future__ import annotations
 
 import json
+import stat
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -15,11 +16,13 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ace.atomic_write import write_text_atomic
+from ace.untrusted import UntrustedInputError, parse_json, quote
 from ace_eval.tau2.errors import ResultsFormatError, validation_summary
 from ace_eval.tau2.tasks import Action, Task
 
 __all__ = [
     "ActionCheck",
+    "MAX_RESULTS_FILE_BYTES",
     "AssistantMessage",
     "CommunicateCheck",
     "DBCheck",
@@ -35,6 +38,9 @@ __all__ = [
     "now_iso",
     "write_results",
 ]
+
+MAX_RESULTS_FILE_BYTES = 100 * 2**20
+"""Largest Results file `load_results` reads (100 MiB; a recorded 50-simulation run is about 3 MiB)."""
 
 TerminationReason = Literal["user_stop", "agent_stop", "max_steps", "too_many_errors", "agent_error", "user_error"]
 """Upstream termination reasons; only `user_stop` and `agent_stop` can earn a reward."""
@@ -228,17 +234,36 @@ class Results(_Open):
 def load_results(path: str | Path) -> Results:
     """Read a tau2 Results file (recorded upstream or written by us).
 
-    Raises `ResultsFormatError` naming the file when it is missing, not JSON, or not the schema.
+    The file is untrusted input: any defect raises `ResultsFormatError` naming the file - missing,
+    not a regular file, over `MAX_RESULTS_FILE_BYTES`, not UTF-8 JSON within `ace.untrusted`'s
+    limits (nesting depth 64, integers of at most 4,300 digits, no duplicate keys, NaN, Infinity
+    or lone surrogates), or not the schema (e.g. `"simulations": [1]`).
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsFormatError(f"{path}: cannot read results file ({exc.__class__.__name__}: {exc})") from exc
+        status = path.stat()
+        if not stat.S_ISREG(status.st_mode):
+            raise ResultsFormatError(f"{path}: not a regular file; give a tau2 Results JSON file")
+        if status.st_size > MAX_RESULTS_FILE_BYTES:
+            raise ResultsFormatError(
+                f"{path}: {status.st_size:,} bytes, over the {MAX_RESULTS_FILE_BYTES:,}-byte limit of a Results file"
+            )
+        with path.open("rb") as file:
+            data = file.read(MAX_RESULTS_FILE_BYTES + 1)
+    except (OSError, ValueError) as exc:  # ValueError: e.g. a NUL byte in the path
+        raise ResultsFormatError(f"{quote(str(path))}: cannot read results file ({exc.__class__.__name__}: {exc})") from exc
+    if len(data) > MAX_RESULTS_FILE_BYTES:
+        raise ResultsFormatError(f"{path}: over the {MAX_RESULTS_FILE_BYTES:,}-byte limit of a Results file")
     try:
-        return Results.model_validate_json(text)
+        document = parse_json(data, str(path))
+    except UntrustedInputError as exc:
+        raise ResultsFormatError(str(exc)) from None
+    if not isinstance(document, dict):
+        raise ResultsFormatError(f"{path}: not a tau2 Results file (a JSON object is expected, got {quote(document)})")
+    try:
+        return Results.model_validate(document)
     except ValidationError as exc:
-        raise ResultsFormatError(f"{path}: not a tau2 Results file ({validation_summary(exc)})") from exc
+        raise ResultsFormatError(f"{path}: not a tau2 Results file ({validation_summary(exc)})") from None
 
 
 def write_results(results: Results, path: str | Path) -> None:

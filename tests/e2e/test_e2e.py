@@ -217,7 +217,9 @@ def test_traces_holding_test_tasks_are_refused_unless_allowed(
 
 
 @pytest.mark.parametrize("damage", ["truncated", "empty folder", "no simulation"])
-def test_unusable_traces_exit_2(tmp_path: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str], damage: str) -> None:
+def test_traces_without_any_usable_simulation_exit_2(
+    tmp_path: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
     text = (shared_dir / "tau2" / "recorded" / "tau2trace_gpt-4.1-mini_airline_1sim.json").read_text()
     traces = tmp_path / "traces"
     traces.mkdir()
@@ -232,6 +234,39 @@ def test_unusable_traces_exit_2(tmp_path: Path, shared_dir: Path, capsys: pytest
 
     assert code == 2
     assert capsys.readouterr().err.startswith("ace-eval: error: --traces")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "simulations: [1]", "no simulation", "unknown task"])
+def test_a_bad_traces_file_is_a_failure_of_its_own_and_the_good_file_is_learned_from(
+    tmp_path: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    good = shutil.copy(shared_dir / "tau2" / "recorded" / "tau2trace_gpt-4.1-mini_airline_1sim.json", tmp_path)
+    text = Path(good).read_text()
+    document = json.loads(text)
+    bad = tmp_path / "bad.json"
+    if damage == "truncated":
+        bad.write_text(text[: len(text) // 2])
+    else:
+        if damage == "simulations: [1]":
+            document["simulations"] = [1]
+        elif damage == "no simulation":
+            document["simulations"] = []
+        else:
+            document["simulations"][0]["task_id"] = "999"
+        bad.write_text(json.dumps(document))
+    out = tmp_path / "run"
+
+    code = main(["e2e", "--traces", str(good), str(bad), "--no-benchmark", "--output-dir", str(out)])
+
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert "1 failure(s):" in printed and "bad.json" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["exit_status"] == 1 and summary["traces_learned"] == 1 and summary["traces"] == 2
+    assert len(summary["failures"]) == 1 and "--traces: " in summary["failures"][0]
+    logged = [json.loads(line) for line in (out / "train_log.jsonl").read_text().splitlines()]
+    assert sorted(line["status"] for line in logged) == ["failed", "learned"]
+    assert next(line for line in logged if line["status"] == "failed")["source_file"] == str(bad)
 
 
 def test_offline_learning_from_recorded_traces(tmp_path: Path, shared_dir: Path) -> None:

@@ -206,3 +206,22 @@ def test_longest_recorded_simulation_keeps_every_message_and_fits_untruncated(sh
             assert message["content"] in text
         for call in message.get("tool_calls") or ():
             assert f"-> {call['name']}({json.dumps(call['arguments'], ensure_ascii=False)})" in text
+
+
+def test_a_structurally_odd_loaded_trace_renders_without_raising() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    trace = {
+        "simulation": {
+            "messages": [
+                {"role": "assistant", "content": 5, "tool_calls": 7},
+                {"role": 3, "tool_calls": [1, {"name": {"x": 1}, "arguments": deep}, {"function": "f"}]},
+                {"role": "tool", "id": [1], "name": {"a": 1}, "error": "yes", "content": None},
+                {"role": "assistant", "tool_calls": [{"id": "c", "name": "n", "arguments": "9" * 5000}]},
+            ]
+        }
+    }
+
+    text = render_trace(trace)
+
+    assert "tool_calls" in text and "7" in text  # a tool_calls that is not a list is shown as a field
+    assert deep[:50] in text  # arguments that cannot be parsed are shown as their text (cut short)
