@@ -9,7 +9,8 @@ prints, per simulation, the computed and the recorded reward and db_match, then
 per-task table of a graded Results file.
 
 `ace-eval tau2 run --agent MODEL --user MODEL --output RESULTS.json [...]` simulates a split's tasks,
-grades them, writes the Results file and prints the metrics. Exit code 1 when a simulation failed.
+grades them, writes the Results file and prints the metrics (`--spans-file PATH` keeps every span
+locally). Exit code 1 when a simulation failed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pathlib import Path
 
 from ace.cli import CommandError
 from ace.models import ModelResolutionError, resolve_model
+from ace_eval.span_export import add_span_options, exporting_spans
 from ace_eval.tau2.data import load_tasks
 from ace_eval.tau2.errors import Tau2Error
 from ace_eval.tau2.metrics import compute_metrics, format_metrics
@@ -69,6 +71,7 @@ def _register_run(commands: argparse._SubParsersAction) -> None:
     run.add_argument("--seed", type=int, default=300, help="base seed of the per-trial seeds (default 300)")
     run.add_argument("--api-base", help="OpenAI-compatible server for both models (e.g. a local llama-server)")
     run.add_argument("--api-key", help="API key for --api-base (any string for a local server)")
+    add_span_options(run)
     run.set_defaults(handler=_run)
 
 
@@ -86,21 +89,22 @@ def _run(args: argparse.Namespace) -> int:
         if unknown:
             raise CommandError(f"task ids {unknown} are not in the {args.split} split")
         tasks = [task for task in tasks if task.id in set(args.task_ids)]
-    outcome = asyncio.run(
-        run_tasks(
-            tasks,
-            agent_model=agent,
-            user_model=user,
-            trials=args.trials,
-            workers=args.workers,
-            max_steps=args.max_steps,
-            max_errors=args.max_errors,
-            agent_temperature=args.agent_temperature,
-            user_temperature=args.user_temperature,
-            seed=args.seed,
-            output_path=args.output,
+    with exporting_spans(args):
+        outcome = asyncio.run(
+            run_tasks(
+                tasks,
+                agent_model=agent,
+                user_model=user,
+                trials=args.trials,
+                workers=args.workers,
+                max_steps=args.max_steps,
+                max_errors=args.max_errors,
+                agent_temperature=args.agent_temperature,
+                user_temperature=args.user_temperature,
+                seed=args.seed,
+                output_path=args.output,
+            )
         )
-    )
     for failure in outcome.failures:
         print(f"task {failure.task_id} trial {failure.trial} failed: {failure.error}", file=sys.stderr)
     if outcome.results.simulations:

@@ -122,3 +122,16 @@ def test_run_command_rejects_bad_input_with_exit_2(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_run_command_writes_every_span_to_a_local_otlp_json_lines_file(tmp_path: Path) -> None:
+    spans_file = tmp_path / "spans" / "run.jsonl"
+    argv = ["tau2", "run", "--agent", "test", "--user", "test", "--task-ids", "2", "--max-steps", "4"]
+    assert main([*argv, "--output", str(tmp_path / "run.json"), "--spans-file", str(spans_file)]) == 0
+
+    requests = [json.loads(line) for line in spans_file.read_text().splitlines()]
+    spans = [span for request in requests for resource in request["resourceSpans"]
+             for scope in resource["scopeSpans"] for span in scope["spans"]]
+    names = [span["name"] for span in spans]
+    assert "tau2.simulation 2 trial 0" in names and "tau2.run_tasks" in names
+    assert all(len(span["traceId"]) == 32 and len(span["spanId"]) == 16 for span in spans)
