@@ -8,7 +8,7 @@ from typing import Any
 
 from ace.cli._app import CommandError
 from ace.cli._skillbook_file import format_error_line, require_file
-from ace.skillbook import SkillbookFormatError
+from ace.skillbook import SkillbookError
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "register"]
 
@@ -19,7 +19,7 @@ DEFAULT_PORT = 8765
 
 def register(subparsers: Any) -> None:
     """Add the `serve` command to the `ace` parser."""
-    parser = subparsers.add_parser("serve", help="serve GET /memory/skills over a skillbook file")
+    parser = subparsers.add_parser("serve", help="serve the skills HTTP API (/memory/skills) over a skillbook file")
     parser.add_argument("path", type=Path, help="skillbook JSON file (re-read when it changes)")
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"interface to bind (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
@@ -31,12 +31,14 @@ def _serve(args: argparse.Namespace) -> int:
         import uvicorn
 
         from ace.server import create_app
+        from ace.server._access_log import access_log_config
     except ImportError as exc:
         raise CommandError(f"the server extra is not installed ({exc.name}); run pip install 'ace[server]'") from None
     require_file(args.path)
     try:
         app = create_app(args.path)
-    except SkillbookFormatError as exc:
-        raise CommandError(format_error_line(exc)) from None
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info")
+    except (OSError, SkillbookError) as exc:
+        message = format_error_line(exc) if isinstance(exc, SkillbookError) else f"{args.path}: {exc.strerror or exc}"
+        raise CommandError(" ".join(message.split())) from None
+    uvicorn.run(app, host=args.host, port=args.port, log_level="info", log_config=access_log_config())
     return 0

@@ -14,7 +14,8 @@ import logfire
 
 from ace.retrieval.embedder import EmbeddingError
 from ace.retrieval.matching import SkillMatcher
-from ace.skillbook import Skillbook
+from ace.skillbook import Skillbook, SkillbookError
+from ace.untrusted import MAX_QUOTE_CHARS
 
 __all__ = ["ServedSkillbook", "WatchedSkillbook"]
 
@@ -55,23 +56,35 @@ def _signature(path: Path) -> _Signature:
     return (stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
 
+def _one_short_line(message: str) -> str:
+    """The start of `message` (where a load error names the file, skill and field) as one ASCII line
+    of about `MAX_QUOTE_CHARS` characters: the bad value it quotes may be 100 KB of newlines."""
+    cut = message[:MAX_QUOTE_CHARS] + ("..." if len(message) > MAX_QUOTE_CHARS else "")
+    return cut.encode("unicode_escape").decode("ascii")
+
+
 class WatchedSkillbook:
     """Serves a skillbook file and follows it: each `current()` stats the file (one syscall) and,
     when its mtime, size or inode changed, loads it and rebinds the matcher (only new or edited
     skill texts are embedded).
 
     Saves are atomic renames, so a load never sees a half-written file. If a changed file cannot be
-    loaded anyway (hand-edited into invalid JSON, deleted), the last good state keeps being served,
-    a warning naming the error is logged (logger `ace.server`; the reload span records it too),
-    `stale` says why, and that file state is not retried until the file changes again (a file that
-    loaded but could not be indexed because the embedder failed is retried on the next request).
+    loaded anyway (`OSError`: deleted, unreadable; `SkillbookError`: hand-edited into invalid JSON or
+    a malformed skill), or its new skills cannot be embedded (`EmbeddingError`), the last good state
+    keeps being served, a warning naming the error is logged (logger `ace.server`; the reload span
+    records it too), `stale` says why in one short line, and that file state is not retried until
+    the file changes again (a file that loaded but could not be indexed because the embedder failed
+    is retried on the next request).
+    `stale` clears once the file is loaded again, or is back to exactly the served state (same
+    mtime, size and inode, e.g. the original moved back into place).
     """
 
     def __init__(self, path: str | os.PathLike[str], matcher_factory: Callable[[Skillbook], SkillMatcher]) -> None:
         """Load `path` and build its match index now.
 
         `matcher_factory(skillbook) -> SkillMatcher` makes the one matcher used for the server's life.
-        Raises `FileNotFoundError` or `SkillbookFormatError` when the file cannot be loaded.
+        Raises `OSError` (e.g. `FileNotFoundError`) or `SkillbookError` (`SkillbookFormatError` for a
+        malformed file) when the file cannot be loaded.
         """
         self.path = Path(path)
         signature = _signature(self.path)
@@ -91,7 +104,16 @@ class WatchedSkillbook:
     def current(self) -> ServedSkillbook:
         """The state of the file as it is now (reloading it first if it changed)."""
         signature = _signature(self.path)
-        if signature in (self._state.signature, self._failed):
+        if signature == self._state.signature:
+            if self._stale is not None:
+                # The file is back to exactly what is served (e.g. a backup moved back into place):
+                # nothing is stale any more.
+                with self._lock:
+                    if signature == self._state.signature:
+                        self._failed = None
+                        self._stale = None
+            return self._state
+        if signature == self._failed:
             return self._state
         with self._lock:
             if signature not in (self._state.signature, self._failed):
@@ -105,18 +127,19 @@ class WatchedSkillbook:
                     raise FileNotFoundError(f"{self.path} does not exist")
                 skillbook = Skillbook.load_from_file(self.path)
                 self.matcher.rebind(skillbook)
-            except Exception as error:  # noqa: BLE001 - any load failure keeps the last good state
+            except (OSError, SkillbookError, EmbeddingError) as error:
+                # The documented failures of a load (missing or unreadable file, malformed content)
+                # and of indexing; anything else is a bug and must not pass as a stale file.
+                reason = f"{type(error).__name__}: {_one_short_line(str(error))}"
                 span.set_level("warn")
                 span.record_exception(error, escaped=False)
                 # Standard logging too: `ace serve` does not configure logfire, and an unconfigured
                 # logfire drops its records, so the operator would never see that the file is broken.
-                logger.warning(
-                    "skillbook %s could not be reloaded (%r); serving the last good state", self.path, error
-                )
+                logger.warning("skillbook %s could not be reloaded (%s); serving the last good state", self.path, reason)
                 # A file that does not load is not retried until it changes again; a file that loaded
                 # but could not be indexed (the embedder failed) is retried on the next request.
                 self._failed = signature if not isinstance(error, EmbeddingError) else None
-                self._stale = f"{type(error).__name__}: {error}"
+                self._stale = reason
                 return
             self._state = ServedSkillbook(skillbook, catalog_json(skillbook), signature)
             self._failed = None

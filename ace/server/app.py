@@ -1,8 +1,10 @@
 """The skills HTTP API over one skillbook file (FastAPI): catalog, task matching, one skill by id.
 
-    GET /memory/skills                    the catalog of active skills (byte-identical across calls)
-    GET /memory/skills?task=...&limit=3   the skills that apply to the task; [] when none does
-    GET /memory/skills/{id}               one active skill with insight, counters and occurrences
+    GET  /memory/skills                    the catalog of active skills (byte-identical across calls)
+    GET  /memory/skills?task=...&limit=3   the skills that apply to the task; [] when none does
+    POST /memory/skills/match              the same, the task in a JSON body (long tasks)
+    GET  /memory/skills/{id}               one active skill with insight, counters and occurrences
+    GET  /docs, /redoc                     the API's documentation pages, served from local assets
 
 The file is re-read when it changes on disk (see `WatchedSkillbook`); no restart needed.
 """
@@ -14,25 +16,44 @@ from collections.abc import Awaitable, Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
 from ace import __version__
 from ace.retrieval import default_embedder
 from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
 from ace.retrieval.embedder import Embedder, EmbeddingError
-from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
+from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
+from ace.untrusted import quote
 
+from ._inputs import (
+    DEFAULT_LIMIT,
+    MAX_BODY_BYTES,
+    MAX_LIMIT,
+    MAX_TASK_CHARS,
+    BodySizeLimit,
+    MatchRequest,
+    TaskText,
+    short_validation_errors,
+)
 from ._watched import WatchedSkillbook
 
-__all__ = ["MAX_LIMIT", "STALE_HEADER", "SkillMatchOut", "SkillSummary", "create_app"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "MAX_LIMIT",
+    "MAX_TASK_CHARS",
+    "STALE_HEADER",
+    "ErrorDetail",
+    "MatchRequest",
+    "SkillMatchOut",
+    "SkillSummary",
+    "create_app",
+]
 
 STALE_HEADER = "X-Skillbook-Stale"
 """Response header present when the served state is not the file on disk (its reload failed); it
 says why."""
-
-MAX_LIMIT = DEFAULT_SHORTLIST_SIZE
-"""Largest `limit` accepted: the matcher never reranks more skills than its shortlist."""
 
 
 class SkillSummary(BaseModel):
@@ -55,6 +76,23 @@ class SkillMatchOut(BaseModel):
     issue: str
 
 
+class ErrorDetail(BaseModel):
+    """An error answer other than a validation error: what went wrong and what to do."""
+
+    detail: str
+
+
+_STALE_DOC = {
+    STALE_HEADER: {
+        "description": "Present when the skillbook file could not be reloaded: the answer is the last "
+        "good state, and the header says why.",
+        "schema": {"type": "string"},
+    }
+}
+_OK = {"description": "Successful Response", "headers": _STALE_DOC}
+_UNAVAILABLE = {"model": ErrorDetail, "description": "The embedder or the reranker failed; the reason."}
+
+
 def create_app(
     skillbook_path: str | os.PathLike[str],
     *,
@@ -66,9 +104,11 @@ def create_app(
 
     `embedder`, `reranker` and `floor` are passed to `SkillMatcher`. With no `embedder`, the
     offline default is used and its vectors are cached beside the file (`<stem>.match-vectors.npz`),
-    so a restart does not re-embed every skill. Raises `FileNotFoundError` or
-    `SkillbookFormatError` when the file cannot be loaded.
+    so a restart does not re-embed every skill. Raises `FileNotFoundError` or `SkillbookError`
+    (`SkillbookFormatError` for a malformed file) when the file cannot be loaded.
     """
+    from fastapi_offline import FastAPIOffline
+
     cache = None if embedder is not None else CachedEmbedder(default_embedder(), match_vector_cache_path(skillbook_path))
     match_embedder = embedder if embedder is not None else cache
     watched = WatchedSkillbook(
@@ -77,59 +117,92 @@ def create_app(
     )
     if cache is not None:
         cache.save()
-    app = FastAPI(
+    # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from the package, not from a CDN.
+    app = FastAPIOffline(
         title="ace skills API",
         version=__version__,
         description="The active skills of a skillbook, and the few that apply to a task.",
     )
     app.state.watched = watched
+    app.add_exception_handler(RequestValidationError, short_validation_errors)
+    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
 
     @app.middleware("http")
     async def mark_stale_state(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         response = await call_next(request)
         if watched.stale is not None:
             # Clients must be able to tell that they get the last good state, not the file as it is.
-            reason = watched.stale.encode("ascii", "replace").decode("ascii").replace("\n", " ")
+            reason = watched.stale.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")
             response.headers[STALE_HEADER] = reason[:300]
         return response
 
-    @app.get(
-        "/memory/skills",
-        response_model=list[SkillMatchOut] | list[SkillSummary],
-        summary="The skill catalog, or the skills that apply to a task",
-    )
-    def list_or_match_skills(
-        task: Annotated[str | None, Query(description="The task text; omit it for the full catalog.")] = None,
-        limit: Annotated[int, Query(ge=1, le=MAX_LIMIT, description="Most skills to return for a task.")] = 3,
-    ) -> Response | list[dict[str, Any]]:
-        served = watched.current()
+    def match(task: str, limit: int) -> list[dict[str, Any]]:
+        watched.current()
         if cache is not None:
             cache.save()  # a no-op unless a reload embedded new texts
-        if task is None:
-            return Response(served.catalog, media_type="application/json")
-        if not task.strip():
-            raise HTTPException(422, "task must not be blank; omit it to list the full catalog")
         try:
             matches = watched.matcher.match(task, limit=limit)
         except (EmbeddingError, RerankError) as error:
             raise HTTPException(503, f"matching is unavailable: {error}") from error
         return [
             {
-                "id": match.skill_id,
-                "score": match.score,
-                "matched_on": match.matched_on,
-                "section": match.section,
-                "keywords": list(match.keywords),
-                "issue": match.issue,
+                "id": m.skill_id,
+                "score": m.score,
+                "matched_on": m.matched_on,
+                "section": m.section,
+                "keywords": list(m.keywords),
+                "issue": m.issue,
             }
-            for match in matches
+            for m in matches
         ]
 
-    @app.get("/memory/skills/{skill_id}", summary="One active skill with insight, counters and provenance")
+    @app.get(
+        "/memory/skills",
+        response_model=list[SkillMatchOut] | list[SkillSummary],
+        summary="The skill catalog, or the skills that apply to a task",
+        responses={200: _OK, 503: _UNAVAILABLE},
+    )
+    def list_or_match_skills(
+        task: Annotated[TaskText | None, Query(description="The task text; omit it for the full catalog.")] = None,
+        limit: Annotated[
+            int, Query(ge=1, le=MAX_LIMIT, description="Most skills to return for a task.")
+        ] = DEFAULT_LIMIT,
+    ) -> Response | list[dict[str, Any]]:
+        if task is None:
+            served = watched.current()
+            if cache is not None:
+                cache.save()
+            return Response(served.catalog, media_type="application/json")
+        return match(task, limit)
+
+    @app.post(
+        "/memory/skills/match",
+        response_model=list[SkillMatchOut],
+        summary="The skills that apply to a task sent in a JSON body (for tasks too long for a URL)",
+        responses={
+            200: _OK,
+            400: {"model": ErrorDetail, "description": "The body could not be read (e.g. it is not UTF-8)."},
+            413: {"model": ErrorDetail, "description": f"The body is over {MAX_BODY_BYTES:,} bytes."},
+            503: _UNAVAILABLE,
+        },
+        description=f"Same answer as `GET /memory/skills?task=&limit=`. The task is at most "
+        f"{MAX_TASK_CHARS:,} characters (422 above); a body over {MAX_BODY_BYTES:,} bytes is refused with 413.",
+    )
+    def match_skills(request: MatchRequest) -> list[dict[str, Any]]:
+        return match(request.task, request.limit)
+
+    @app.get(
+        "/memory/skills/{skill_id}",
+        summary="One active skill with insight, counters and provenance",
+        responses={
+            200: _OK,
+            404: {"model": ErrorDetail, "description": "No active skill has this id."},
+        },
+    )
     def get_skill(skill_id: str) -> dict[str, Any]:
         skill = watched.current().skillbook.get_skill(skill_id)
         if skill is None or not skill.active:
-            raise HTTPException(404, f"no active skill with id {skill_id!r}; GET /memory/skills lists them")
+            raise HTTPException(404, f"no active skill with id {quote(skill_id)}; GET /memory/skills lists them")
         return skill.to_dict()
 
     return app

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ace.cli import COMMAND_MODULES, main
 from ace.cli._app import build_parser
 
@@ -25,3 +27,23 @@ def test_serve_file_of_another_schema_exits_2_naming_the_file_and_version(tmp_pa
 
     [line] = capsys.readouterr().err.splitlines()
     assert "v2 required" in line and str(path) in line and "'1'" in line
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        '{"schema_version": "2", "skills": {',
+        '{"schema_version": "2", "skills": []}',
+        "[]",
+        '{"schema_version": "2", "skills": {"context-00001": {"id": "context-00001"}}}',
+    ],
+    ids=["truncated", "skills-not-an-object", "not-an-object", "skill-missing-fields"],
+)
+def test_serve_malformed_file_exits_2_with_one_line_on_stderr(tmp_path, capsys, content):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+
+    assert main(["serve", str(path)]) == 2
+
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("ace: error: ") and str(path) in line and len(line) < 500

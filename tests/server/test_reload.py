@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 from ace.skillbook import Skillbook
@@ -117,3 +118,38 @@ def test_a_reload_that_failed_only_on_embedding_is_retried_without_a_new_save(sk
 
     assert "X-Skillbook-Stale" not in recovered.headers
     assert len(ids(recovered)) == 9
+
+
+def test_stale_header_clears_when_the_original_file_is_moved_back_unchanged(client, skillbook_path):
+    before = client.get("/memory/skills")
+    backup = skillbook_path.with_name("backup.json")
+    skillbook_path.rename(backup)
+    skillbook_path.write_text('{"schema_version": "2", "skills": {')
+    assert "X-Skillbook-Stale" in client.get("/memory/skills").headers
+
+    backup.replace(skillbook_path)  # same inode, mtime and size as the state being served
+    after = client.get("/memory/skills")
+
+    assert "X-Skillbook-Stale" not in after.headers
+    assert after.content == before.content
+
+
+def test_stale_header_clears_when_the_served_content_is_written_back(client, skillbook_path):
+    served = skillbook_path.read_bytes()
+    skillbook_path.write_text('{"schema_version": "2", "skills": {')
+    assert "X-Skillbook-Stale" in client.get("/memory/skills").headers
+
+    skillbook_path.write_bytes(served)
+
+    assert "X-Skillbook-Stale" not in client.get("/memory/skills").headers
+
+
+def test_stale_header_is_one_short_line_however_long_the_bad_value(client, skillbook, skillbook_path):
+    document = skillbook.to_dict()
+    document["skills"]["context-00001"]["keywords"] = "x\n" * 50_000
+    skillbook_path.write_text(json.dumps(document))
+
+    stale = client.get("/memory/skills").headers["X-Skillbook-Stale"]
+
+    assert stale.startswith("SkillbookFormatError: ") and "keywords" in stale
+    assert len(stale) <= 300 and "\n" not in stale
