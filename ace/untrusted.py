@@ -8,6 +8,7 @@ enough to fit in a one-line error message.
 from __future__ import annotations
 
 import json
+import math
 import reprlib
 from typing import Any
 
@@ -66,7 +67,7 @@ def parse_json(data: str | bytes, what: str, *, max_depth: int = MAX_JSON_DEPTH)
     """Parse JSON that came from outside: a file, a request, a model.
 
     Refuses, with `UntrustedInputError` naming `what`: invalid UTF-8 or JSON, duplicate object keys,
-    `NaN` / `Infinity`, integers longer than Python converts (4,300 digits), nesting deeper than
+    `NaN` / `Infinity` (also as a number too large for a float, `1e999`), integers longer than Python converts (4,300 digits), nesting deeper than
     `max_depth`, and strings holding lone surrogates (`"\\ud800"`).
     """
     if isinstance(data, bytes):
@@ -75,7 +76,9 @@ def parse_json(data: str | bytes, what: str, *, max_depth: int = MAX_JSON_DEPTH)
         except UnicodeDecodeError as exc:
             raise UntrustedInputError(f"{what} is not UTF-8: bad byte at offset {exc.start}") from None
     try:
-        value = json.loads(data, object_pairs_hook=_refuse_duplicate_keys, parse_constant=_refuse_constant)
+        value = json.loads(
+            data, object_pairs_hook=_refuse_duplicate_keys, parse_constant=_refuse_constant, parse_float=_finite_float
+        )
     except json.JSONDecodeError as exc:
         raise UntrustedInputError(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:
@@ -104,6 +107,13 @@ def _refuse_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 def _refuse_constant(name: str) -> Any:
     raise UntrustedInputError(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise UntrustedInputError(f"{quote(text, 40)} is too large for a float (it would read as Infinity)")
+    return value
 
 
 def _check_depth(value: Any, what: str, max_depth: int) -> None:

@@ -35,6 +35,7 @@ def _damage(document: dict[str, Any], damage: str) -> str:
         "huge integer": "9" * 5000,
         "duplicate key": '{"a": 1, "a": 2}',
         "lone surrogate": '"\\ud800"',
+        "a float too large (1e999)": "1e999",
     }
     if damage in raw:
         document["simulations"][0]["trial"] = "__raw__"
@@ -45,7 +46,7 @@ def _damage(document: dict[str, Any], damage: str) -> str:
 
 
 DAMAGES = ["simulations: [1]", "tasks: 1", "a message that is a number", "deep nesting", "huge integer",
-           "duplicate key", "lone surrogate", "a JSON list"]
+           "duplicate key", "lone surrogate", "a float too large (1e999)", "a JSON list"]
 
 
 @pytest.mark.parametrize("damage", DAMAGES)
