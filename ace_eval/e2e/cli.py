@@ -11,7 +11,6 @@ import argparse
 import secrets
 from pathlib import Path
 
-import logfire
 from tqdm import tqdm
 
 from ace.cli import CommandError
@@ -24,6 +23,7 @@ from ace_eval.e2e.report import exit_status, write_reports
 from ace_eval.e2e.runner import E2EReport, run_e2e
 from ace_eval.e2e.scripted import SCRIPTED
 from ace_eval.e2e.verify import verify_run
+from ace_eval.span_export import add_span_options, exporting_spans
 from ace_eval.tau2 import Tau2Error
 
 __all__ = ["register"]
@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-benchmark", action="store_true", help="stop after learning the skillbook")
     parser.add_argument("--allow-test-overlap", action="store_true",
                         help="learn from --traces that hold test-split tasks although the benchmark runs on them")
-    parser.add_argument("--logfire", action="store_true", help="send spans to Logfire (needs LOGFIRE_TOKEN)")
+    add_span_options(parser)
     parser.add_argument("--verbose", action="store_true", help="also print per-task tables")
     parser.set_defaults(handler=_run)
 
@@ -103,13 +103,13 @@ def _run(args: argparse.Namespace) -> int:
         config = _config(args)
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
-    _configure_logfire(args.logfire)
     offline = [role for role in config.running_roles() if config.model_of(role) in OFFLINE_MODELS]
     if offline:
         print(f"note: {', '.join(offline)} run on offline scripted models (not LLMs): this run measures the "
               "plumbing of the loop, not learning")
     try:
-        report = run_e2e(config, log=tqdm.write)
+        with exporting_spans(args):
+            report = run_e2e(config, log=tqdm.write)
     except (E2EInputError, Tau2Error) as exc:
         raise CommandError(str(exc)) from exc
     problems = verify_run(config.output_dir)
@@ -165,14 +165,6 @@ def _verify(args: argparse.Namespace) -> int:
         print(f"problem: {problem}")
     print(f"verify {args.run_dir}: {'ok' if not problems else f'{len(problems)} problem(s)'}")
     return 1 if problems else 0
-
-
-def _configure_logfire(send: bool) -> None:
-    if send:
-        logfire.configure(send_to_logfire="if-token-present", service_name="ace-eval", console=False, inspect_arguments=False)
-        logfire.instrument_pydantic_ai()
-    else:
-        logfire.configure(send_to_logfire=False, console=False, inspect_arguments=False)
 
 
 def _print_report(report: E2EReport, problems: list[str], *, verbose: bool) -> None:
