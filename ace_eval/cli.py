@@ -8,7 +8,7 @@ from ace.cli._app import build_parser, run_cli
 
 __all__ = ["main"]
 
-COMMAND_MODULES: tuple[str, ...] = ("ace_eval.e2e.cli", "ace_eval.tau2.cli")
+COMMAND_MODULES: tuple[str, ...] = ("ace_eval.e2e.cli", "ace_eval.spans.cli", "ace_eval.tau2.cli")
 """Modules that each register one command group (see `ace.cli._app`)."""
 
 
