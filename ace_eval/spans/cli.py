@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -72,5 +73,9 @@ def _spans(args: argparse.Namespace) -> int:
     if report is None:
         print(json.dumps({"error": f"no span mentions {subject}"}) if args.json else f"no span mentions {subject}")
         return 1
-    print(json.dumps(report, indent=2) if args.json else text(report))
+    try:
+        print(json.dumps(report, indent=2) if args.json else text(report))
+    except BrokenPipeError:
+        # `ace-eval spans big.jsonl --skill s-1 | head`: the reader left; no traceback at exit.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
