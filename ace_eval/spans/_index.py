@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -10,6 +11,7 @@ from ace_eval.spans._reader import Span
 
 __all__ = [
     "MEMORY_OPERATIONS", "OTHER_ROLE", "SESSION_ROLES", "SpanIndex", "is_chat", "is_memory", "is_step", "is_tool_call",
+    "skill_ids",
 ]
 
 SESSION_ROLES: dict[str, str] = {"sm.session": "sm", "rr.session": "rr", "reflector.reflect": "reflector"}
@@ -25,6 +27,19 @@ OTHER_ROLE = "agent/other"
 def is_memory(span: Span) -> bool:
     """A skillbook memory span (`<operation> skillbook` with a GenAI memory operation)."""
     return span.attributes.get("gen_ai.operation.name") in MEMORY_OPERATIONS and span.name.endswith(" skillbook")
+
+
+def skill_ids(span: Span) -> list[str]:
+    """The span's `ace.skill_ids`: an OTLP array, or the JSON text of one (logfire sends lists as JSON)."""
+    value = span.attributes.get("ace.skill_ids")
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return [value]
+        if not isinstance(value, list):
+            return [str(value)]
+    return [str(item) for item in value or ()]
 
 
 def is_tool_call(span: Span) -> bool:

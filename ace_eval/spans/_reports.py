@@ -19,6 +19,7 @@ from ace_eval.spans._index import (
     is_memory,
     is_step,
     is_tool_call,
+    skill_ids,
 )
 from ace_eval.spans._reader import ReadResult, Span
 
@@ -45,8 +46,7 @@ def _operation(span: Span) -> str:
 
 
 def _mentions(span: Span, skill_id: str) -> bool:
-    ids = span.attributes.get("ace.skill_ids") or ()
-    return span.attributes.get("gen_ai.memory.record.id") == skill_id or skill_id in ids
+    return span.attributes.get("gen_ai.memory.record.id") == skill_id or skill_id in skill_ids(span)
 
 
 def _tool_name(span: Span) -> str:
@@ -112,12 +112,12 @@ def _skills(memory_spans: list[Span]) -> dict[str, Any]:
         operation = _operation(span)
         if operation in _READS:
             searches += 1
-            retrieved.update(dict.fromkeys(str(i) for i in span.attributes.get("ace.skill_ids") or ()))
+            retrieved.update(dict.fromkeys(skill_ids(span)))
             continue
         tag = span.attributes.get("ace.tag")
         label = f"{operation} {tag}" if tag else operation
         record = span.attributes.get("gen_ai.memory.record.id")
-        for skill in [record] if record else span.attributes.get("ace.skill_ids") or ():
+        for skill in [record] if record else skill_ids(span):
             touched[str(skill)].append(label)
     return {
         "touched": [{"id": skill, "operations": operations} for skill, operations in touched.items()],
@@ -129,7 +129,7 @@ def _skills(memory_spans: list[Span]) -> dict[str, Any]:
 def _session(index: SpanIndex, span: Span) -> dict[str, Any]:
     below = index.descendants(span)
     chats = [s for s in below if is_chat(s)]
-    reflection = next(
+    final_result = next(
         (
             s.attributes["final_result"]
             for s in below
@@ -149,7 +149,7 @@ def _session(index: SpanIndex, span: Span) -> dict[str, Any]:
         "requests": len(chats),
         "input_tokens": sum(int(s.attributes.get("gen_ai.usage.input_tokens", 0)) for s in chats),
         "output_tokens": sum(int(s.attributes.get("gen_ai.usage.output_tokens", 0)) for s in chats),
-        "reflection": reflection,
+        "final_result": final_result,
         "tool_calls": [_tool_call(s) for s in below if is_tool_call(s)],
         "skills": _skills([s for s in below if is_memory(s)]),
     }

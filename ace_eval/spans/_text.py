@@ -85,8 +85,9 @@ def _session_lines(title: str, session: dict[str, Any], *, list_tools: bool) -> 
     if skills["searches"]:
         retrieved = ", ".join(skills["retrieved"]) or "nothing"
         lines.append(f"  searched {skills['searches']}x, retrieved: {_short(retrieved)}")
-    if session["reflection"] is not None:
-        lines.append(f"  reflection: {_short(session['reflection'], 200)}")
+    if session["final_result"] is not None:
+        label = "final result" if session["role"] == "sm" else "reflection"
+        lines.append(f"  {label}: {_short(session['final_result'], 200)}")
     return lines
 
 

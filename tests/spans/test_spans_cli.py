@@ -75,7 +75,7 @@ def test_trace_shows_its_reflection_session_and_captured_reflection(
 ) -> None:
     [reflection] = _json(capsys, str(span_file), "--trace", "t-a")["reflections"]
     assert (reflection["name"], reflection["requests"], reflection["input_tokens"]) == ("rr.session", 2, 2200)
-    assert reflection["reflection"] == "Check the fare rules first."
+    assert reflection["final_result"] == "Check the fare rules first."
     assert reflection["skills"] == {"touched": [], "searches": 1, "retrieved": []}
 
 
@@ -163,6 +163,14 @@ def test_missing_and_empty_files_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["spans", str(tmp_path / "missing.jsonl")]) == 2
     assert main(["spans", str(tmp_path / "empty.jsonl")]) == 2
     assert len(capsys.readouterr().err.splitlines()) == 2
+
+
+def test_skill_ids_sent_as_json_text_are_read_as_a_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "spans.jsonl"
+    used = {"gen_ai.operation.name": "update_memory", "ace.skillbook.operation": "MARK_USED",
+            "ace.skill_ids": '["s-1", "s-2"]'}
+    write_span_file(path, [Node("update_memory skillbook", 0, 1, used)])
+    assert _json(capsys, str(path), "--skill", "s-2")["counts"]["used"] == 1
 
 
 def test_reader_drops_message_histories_and_cuts_long_content(tmp_path: Path) -> None:
