@@ -1,24 +1,43 @@
-"""Opening the skillbook file a command names, with one-line `CommandError`s for the user."""
+"""Opening the skillbook file a command names, with one-line `CommandError`s for the user, and
+making stored text safe to print on a terminal."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ace.cli._app import CommandError
 from ace.skillbook import Skillbook, SkillbookFormatError
 
-__all__ = ["format_error_line", "load_skillbook", "require_file"]
+__all__ = ["format_error_line", "json_terminal_text", "load_skillbook", "require_file", "terminal_text"]
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_ONE_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def terminal_text(text: str, *, one_line: bool = False) -> str:
+    """`text` with control characters (C0, DEL, C1) written as `\\x1b`-style escapes, so a skillbook
+    cannot move the cursor, recolour or retitle the user's terminal. Newline and tab are kept unless
+    `one_line`."""
+    pattern = _CONTROL_ONE_LINE if one_line else _CONTROL
+    return pattern.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+def json_terminal_text(text: str) -> str:
+    """JSON text with the control characters `json.dumps(ensure_ascii=False)` leaves raw (DEL, C1)
+    written as `\\u` escapes, so it stays valid JSON and safe to print."""
+    return _CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
 def require_file(path: Path) -> None:
     """Raise `CommandError` when `path` is not an existing file."""
     if not path.is_file():
-        raise CommandError(f"{path}: no such skillbook file")
+        raise CommandError(terminal_text(f"{path}: no such skillbook file", one_line=True))
 
 
 def format_error_line(error: SkillbookFormatError) -> str:
     """The error's message and its notes (e.g. the file and schema version found) on one line."""
-    return "; ".join([str(error), *getattr(error, "__notes__", [])])
+    return terminal_text("; ".join([str(error), *getattr(error, "__notes__", [])]), one_line=True)
 
 
 def load_skillbook(path: Path) -> Skillbook:
@@ -28,3 +47,5 @@ def load_skillbook(path: Path) -> Skillbook:
         return Skillbook.load_from_file(path)
     except SkillbookFormatError as exc:
         raise CommandError(format_error_line(exc)) from None
+    except OSError as exc:
+        raise CommandError(terminal_text(f"{path}: cannot read ({exc.strerror or exc})", one_line=True)) from None

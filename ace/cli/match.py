@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ace.cli._app import CommandError
-from ace.cli._skillbook_file import load_skillbook
+from ace.cli._skillbook_file import json_terminal_text, load_skillbook, terminal_text
 from ace.retrieval import EmbeddingError, default_embedder
 from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
 from ace.retrieval.matching import SkillMatcher
@@ -36,10 +36,10 @@ def _match(args: argparse.Namespace) -> int:
     try:
         matches = SkillMatcher(load_skillbook(args.path), embedder=embedder).match(args.task, limit=args.limit)
     except (EmbeddingError, RerankError) as exc:
-        raise CommandError(f"matching failed: {exc}") from exc
+        raise CommandError(terminal_text(f"matching failed: {exc}", one_line=True)) from exc
     embedder.save()
     if args.json:
-        print(json.dumps(
+        print(json_terminal_text(json.dumps(
             [
                 {"id": m.skill_id, "score": m.score, "matched_on": m.matched_on, "section": m.section,
                  "keywords": list(m.keywords), "issue": m.issue}
@@ -47,10 +47,10 @@ def _match(args: argparse.Namespace) -> int:
             ],
             ensure_ascii=False,
             indent=2,
-        ))
+        )))
     elif not matches:
         print("no skill applies to this task")
     else:
         for m in matches:
-            print(f"{m.score:.3f}  {m.skill_id}  (matched on {m.matched_on})  {m.issue}")
+            print(terminal_text(f"{m.score:.3f}  {m.skill_id}  (matched on {m.matched_on})  {m.issue}"))
     return 0

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from ace.atomic_write import write_text_atomic
 from ace.cli._app import CommandError
-from ace.cli._skillbook_file import load_skillbook
+from ace.cli._skillbook_file import json_terminal_text, load_skillbook, terminal_text
 from ace.skillbook import VALID_SECTIONS, Skill, Skillbook, render_markdown
+from ace.untrusted import quote
 
 __all__ = ["register"]
 
@@ -51,7 +51,7 @@ def register(subparsers: Any) -> None:
 def _require(skillbook: Skillbook, skill_id: str, path: Path) -> Skill:
     skill = skillbook.get_skill(skill_id)
     if skill is None:
-        raise CommandError(f"{path}: no skill with id {skill_id!r}")
+        raise CommandError(terminal_text(f"{path}: no skill with id {quote(skill_id)}", one_line=True))
     return skill
 
 
@@ -62,10 +62,10 @@ def _show(args: argparse.Namespace) -> int:
             continue
         state = "" if skill.active else " (inactive)"
         print(f"- [{skill.id}]{state}")
-        print(f"  Keywords: {', '.join(skill.keywords)}")
-        print(f"  Issue: {skill.issue}")
+        print(terminal_text(f"  Keywords: {', '.join(skill.keywords)}"))
+        print(terminal_text(f"  Issue: {skill.issue}"))
         if skill.insight is not None:
-            print(f"  Insight: {skill.insight}")
+            print(terminal_text(f"  Insight: {skill.insight}"))
         print(
             f"  Counters: used {skill.used_count}, helpful {skill.helpful_count}, "
             f"harmful {skill.harmful_count}, neutral {skill.neutral_count}"
@@ -76,15 +76,14 @@ def _show(args: argparse.Namespace) -> int:
 def _stats(args: argparse.Namespace) -> int:
     skillbook = load_skillbook(args.path)
     report = {**skillbook.stats(), "sources": skillbook.source_summary()}
-    json.dump(report, sys.stdout, indent=2, ensure_ascii=False, default=str)
-    print()
+    print(json_terminal_text(json.dumps(report, indent=2, ensure_ascii=False, default=str)))
     return 0
 
 
 def _sources(args: argparse.Namespace) -> int:
     skill = _require(load_skillbook(args.path), args.skill_id, args.path)
-    json.dump([source.to_dict() for source in skill.occurrences], sys.stdout, indent=2, ensure_ascii=False)
-    print()
+    occurrences = [source.to_dict() for source in skill.occurrences]
+    print(json_terminal_text(json.dumps(occurrences, indent=2, ensure_ascii=False)))
     return 0
 
 
@@ -93,17 +92,19 @@ def _export_md(args: argparse.Namespace) -> int:
     try:
         write_text_atomic(args.output, render_markdown(skillbook.skills(include_inactive=True), title=args.path.stem))
     except OSError as exc:
-        raise CommandError(f"{args.output}: cannot write ({exc.strerror})") from None
-    print(f"wrote {args.output}")
+        raise CommandError(terminal_text(f"{args.output}: cannot write ({exc.strerror})", one_line=True)) from None
+    print(terminal_text(f"wrote {args.output}"))
     return 0
 
 
 def _purge(args: argparse.Namespace) -> int:
     if not args.yes:
-        raise CommandError(f"purging {args.skill_id} deletes it for good; add --yes to confirm")
+        raise CommandError(
+            terminal_text(f"purging {args.skill_id} deletes it for good; add --yes to confirm", one_line=True)
+        )
     load_skillbook(args.path)
     with Skillbook.locked(args.path) as skillbook:
         _require(skillbook, args.skill_id, args.path)
         skillbook.purge(args.skill_id)
-    print(f"purged {args.skill_id} from {args.path}")
+    print(terminal_text(f"purged {args.skill_id} from {args.path}"))
     return 0

@@ -17,7 +17,7 @@ from ace.skillbook._skill import (
     skill_id_order,
 )
 from ace.skillbook._skillbook import Skillbook
-from ace.skillbook._storage import embedding_sidecar_path
+from ace.skillbook._sidecar import embedding_sidecar_path
 from ace.skillbook._view import SkillbookView
 
 __all__ = [

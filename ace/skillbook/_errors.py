@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ace.untrusted import quote
+
 __all__ = ["SkillbookError", "SkillbookFormatError", "SkillNotFoundError"]
 
 
@@ -30,4 +32,4 @@ class SkillNotFoundError(KeyError):
         """The id that was looked up."""
 
     def __str__(self) -> str:
-        return f"no skill with id {self.skill_id!r}"
+        return f"no skill with id {quote(self.skill_id)}"

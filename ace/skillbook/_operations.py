@@ -6,8 +6,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ace.skillbook._checks import text
 from ace.skillbook._errors import SkillbookError
 from ace.skillbook._provenance import OPERATION_TYPES, InsightSource, OperationType
+from ace.skillbook._skill import VALID_SECTIONS
+from ace.untrusted import quote
 
 __all__ = ["UpdateBatch", "UpdateOperation"]
 
@@ -44,18 +47,29 @@ class UpdateOperation:
     """The trace that motivated the operation."""
 
     def __post_init__(self) -> None:
-        if self.type not in OPERATION_TYPES:
-            raise SkillbookError(f"operation type must be one of {sorted(OPERATION_TYPES)}, got {self.type!r}")
+        if not isinstance(self.type, str) or self.type not in OPERATION_TYPES:
+            raise SkillbookError(f"operation type must be one of {sorted(OPERATION_TYPES)}, got {quote(self.type)}")
+        if self.delta is not None and (isinstance(self.delta, bool) or not isinstance(self.delta, int)):
+            raise SkillbookError(f"delta must be -1, 0 or 1, got {quote(self.delta)}")
         if self.type == "TAG" and self.delta not in _TAG_DELTAS:
-            raise SkillbookError(f"TAG operation needs delta in {{-1, 0, 1}}, got {self.delta!r}")
+            raise SkillbookError(f"TAG operation needs delta in {{-1, 0, 1}}, got {quote(self.delta)}")
+        if self.section is not None and (not isinstance(self.section, str) or self.section not in VALID_SECTIONS):
+            raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {quote(self.section)}")
         if self.type == "ADD" and not self.section:
             raise SkillbookError("ADD operation needs a section")
+        if self.skill_id is not None:
+            text(self.skill_id, "skill_id")
         if self.type != "ADD" and not self.skill_id:
             raise SkillbookError(f"{self.type} operation needs a skill_id")
+        for name in ("issue", "insight", "reason"):
+            if getattr(self, name) is not None:
+                text(getattr(self, name), name)
         if self.keywords is not None:
-            if isinstance(self.keywords, str):
-                raise SkillbookError(f"keywords must be a list of strings, got {self.keywords!r}")
-            object.__setattr__(self, "keywords", tuple(self.keywords))
+            if not isinstance(self.keywords, (list, tuple)):
+                raise SkillbookError(f"keywords must be a list of strings, got {quote(self.keywords)}")
+            object.__setattr__(self, "keywords", tuple(text(keyword, "keywords") for keyword in self.keywords))
+        if self.insight_source is not None and not isinstance(self.insight_source, InsightSource):
+            raise SkillbookError(f"insight_source must be an InsightSource, got {quote(self.insight_source)}")
 
     def to_json(self) -> dict[str, Any]:
         """The JSON form; unset fields are left out."""
@@ -75,15 +89,17 @@ class UpdateOperation:
         """Build from the JSON form. Also reads ace-framework 0.13 logs, which keep a TAG's delta
         under `metadata.delta`. Raises `SkillbookError` on unknown fields or invalid values."""
         if not isinstance(payload, Mapping):
-            raise SkillbookError(f"an operation must be a JSON object, got {payload!r}")
+            raise SkillbookError(f"an operation must be a JSON object, got {quote(payload)}")
         data = dict(payload)
         metadata = data.pop("metadata", None) or {}
+        if not isinstance(metadata, Mapping):
+            raise SkillbookError(f"operation metadata must be a JSON object, got {quote(metadata)}")
         if "delta" not in data and "delta" in metadata:
             data["delta"] = metadata["delta"]
         known = set(cls.__dataclass_fields__)
         unknown = sorted(set(data) - known)
         if unknown:
-            raise SkillbookError(f"operation has unknown field(s) {unknown}; known fields: {sorted(known)}")
+            raise SkillbookError(f"operation has unknown field(s) {quote(unknown)}; known fields: {sorted(known)}")
         if isinstance(data.get("type"), str):
             data["type"] = data["type"].upper()
         source = data.pop("insight_source", None)
@@ -102,6 +118,11 @@ class UpdateBatch:
     """The mutations, in order."""
 
     def __post_init__(self) -> None:
+        text(self.reasoning, "reasoning")
+        if not isinstance(self.operations, (list, tuple)) or not all(
+            isinstance(operation, UpdateOperation) for operation in self.operations
+        ):
+            raise SkillbookError(f"operations must be UpdateOperation records, got {quote(self.operations)}")
         object.__setattr__(self, "operations", tuple(self.operations))
 
     def to_json(self) -> dict[str, Any]:
@@ -112,8 +133,11 @@ class UpdateBatch:
     def from_json(cls, payload: Mapping[str, Any]) -> UpdateBatch:
         """Build from the JSON form; raises `SkillbookError` on an invalid operation."""
         if not isinstance(payload, Mapping) or not isinstance(payload.get("operations", []), list):
-            raise SkillbookError(f"an update batch must be {{'reasoning': str, 'operations': [...]}}, got {payload!r}")
+            raise SkillbookError(
+                f"an update batch must be {{'reasoning': str, 'operations': [...]}}, got {quote(payload)}"
+            )
+        reasoning = payload.get("reasoning", "")
         return cls(
-            reasoning=str(payload.get("reasoning", "")),
+            reasoning=reasoning if isinstance(reasoning, str) else str(reasoning),
             operations=tuple(UpdateOperation.from_json(op) for op in payload.get("operations", [])),
         )

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
+from ace.skillbook._checks import integer, optional_text, text
 from ace.skillbook._errors import SkillbookError
+from ace.untrusted import quote
 
 __all__ = ["OperationType", "InsightSource", "TraceRef"]
 
@@ -15,38 +17,25 @@ OperationType = Literal["ADD", "UPDATE", "TAG", "REMOVE"]
 OPERATION_TYPES: frozenset[str] = frozenset(get_args(OperationType))
 
 
-def _optional_text(value: Any, field: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise SkillbookError(f"{field} must be a string or None, got {value!r}")
-    return value.strip() or None
-
-
-def _optional_int(value: Any, field: str) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SkillbookError(f"{field} must be an integer or None, got {value!r}")
-    return value
-
-
 def _int_tuple(values: Any, field: str) -> tuple[int, ...]:
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
-        raise SkillbookError(f"{field} must be a list of integers, got {values!r}")
-    values = tuple(values)
-    if not all(isinstance(value, int) and not isinstance(value, bool) for value in values):
-        raise SkillbookError(f"{field} must be a list of integers, got {list(values)!r}")
-    return values
+    if not isinstance(values, (list, tuple)):
+        raise SkillbookError(f"{field} must be a list of integers, got {quote(values)}")
+    return tuple(integer(value, field) for value in values)
+
+
+def _text_tuple(values: Any, field: str) -> tuple[str, ...]:
+    if not isinstance(values, (list, tuple)):
+        raise SkillbookError(f"{field} must be a list of strings, got {quote(values)}")
+    return tuple(text(value, field) for value in values)
 
 
 def _unknown_keys(payload: Mapping[str, Any], cls: type, what: str) -> None:
     if not isinstance(payload, Mapping):
-        raise SkillbookError(f"{what} must be a JSON object, got {payload!r}")
+        raise SkillbookError(f"{what} must be a JSON object, got {quote(payload)}")
     known = cls.__dataclass_fields__.keys()  # type: ignore[attr-defined]
     unknown = sorted(payload.keys() - known)
     if unknown:
-        raise SkillbookError(f"{what} has unknown field(s) {unknown}; known fields: {sorted(known)}")
+        raise SkillbookError(f"{what} has unknown field(s) {quote(unknown)}; known fields: {sorted(known)}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,14 +57,12 @@ class TraceRef:
 
     def __post_init__(self) -> None:
         for name in ("text_excerpt", "excerpt_location", "json_path"):
-            object.__setattr__(self, name, _optional_text(getattr(self, name), f"trace_refs.{name}"))
+            object.__setattr__(self, name, optional_text(getattr(self, name), f"trace_refs.{name}"))
         object.__setattr__(self, "step_indices", _int_tuple(self.step_indices, "trace_refs.step_indices"))
         object.__setattr__(
             self, "message_indices", _int_tuple(self.message_indices, "trace_refs.message_indices")
         )
-        if isinstance(self.span_ids, str) or not all(isinstance(s, str) for s in self.span_ids):
-            raise SkillbookError(f"trace_refs.span_ids must be a list of strings, got {self.span_ids!r}")
-        object.__setattr__(self, "span_ids", tuple(self.span_ids))
+        object.__setattr__(self, "span_ids", _text_tuple(self.span_ids, "trace_refs.span_ids"))
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON form: unset fields are left out."""
@@ -129,9 +116,9 @@ class InsightSource:
     """Anchors inside the trace that support the learning."""
 
     def __post_init__(self) -> None:
-        trace_uid = _optional_text(self.trace_uid, "trace_uid") or ""
-        source_system = _optional_text(self.source_system, "source_system") or ""
-        trace_id = _optional_text(self.trace_id, "trace_id") or ""
+        trace_uid = optional_text(self.trace_uid, "trace_uid") or ""
+        source_system = optional_text(self.source_system, "source_system") or ""
+        trace_id = optional_text(self.trace_id, "trace_id") or ""
         if trace_uid and ":" in trace_uid and not (source_system and trace_id):
             inferred_system, inferred_id = trace_uid.split(":", 1)
             source_system = source_system or inferred_system
@@ -139,20 +126,25 @@ class InsightSource:
         if not (source_system and trace_id):
             raise SkillbookError(
                 "InsightSource needs source_system and trace_id (or trace_uid "
-                f"'<source_system>:<trace_id>'), got trace_uid={self.trace_uid!r}, "
-                f"source_system={self.source_system!r}, trace_id={self.trace_id!r}"
+                f"'<source_system>:<trace_id>'), got trace_uid={quote(self.trace_uid)}, "
+                f"source_system={quote(self.source_system)}, trace_id={quote(self.trace_id)}"
             )
         object.__setattr__(self, "trace_uid", trace_uid or f"{source_system}:{trace_id}")
         object.__setattr__(self, "source_system", source_system)
         object.__setattr__(self, "trace_id", trace_id)
         for name in ("display_name", "relation", "sample_question", "error_identification", "learning_text"):
-            object.__setattr__(self, name, _optional_text(getattr(self, name), name))
-        _optional_int(self.epoch, "epoch")
-        _optional_int(self.step, "step")
-        if self.operation_type is not None and self.operation_type not in OPERATION_TYPES:
+            object.__setattr__(self, name, optional_text(getattr(self, name), name))
+        for name in ("epoch", "step"):
+            if getattr(self, name) is not None:
+                integer(getattr(self, name), name)
+        if self.operation_type is not None and not (
+            isinstance(self.operation_type, str) and self.operation_type in OPERATION_TYPES
+        ):
             raise SkillbookError(
-                f"operation_type must be one of {sorted(OPERATION_TYPES)} or None, got {self.operation_type!r}"
+                f"operation_type must be one of {sorted(OPERATION_TYPES)} or None, got {quote(self.operation_type)}"
             )
+        if not isinstance(self.trace_refs, (list, tuple)):
+            raise SkillbookError(f"trace_refs must be a list of objects, got {quote(self.trace_refs)}")
         refs = tuple(
             ref if isinstance(ref, TraceRef) else TraceRef.from_dict(ref) for ref in self.trace_refs
         )
@@ -190,7 +182,9 @@ class InsightSource:
         """Build from the JSON form; raises `SkillbookError` on an unknown or mistyped field."""
         _unknown_keys(payload, cls, "insight source")
         data = dict(payload)
-        refs = data.pop("trace_refs", None) or ()
-        if isinstance(refs, (str, bytes, Mapping)):
-            raise SkillbookError(f"trace_refs must be a list of objects, got {refs!r}")
+        refs = data.pop("trace_refs", None)
+        if refs is None:
+            refs = ()
+        if not isinstance(refs, list | tuple):
+            raise SkillbookError(f"trace_refs must be a list of objects, got {quote(refs)}")
         return cls(**data, trace_refs=tuple(TraceRef.from_dict(ref) for ref in refs))

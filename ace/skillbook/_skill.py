@@ -11,10 +11,14 @@ from typing import Any, Literal, get_args
 
 import numpy as np
 
+from ace.skillbook._checks import MAX_INTEGER, integer, required_text, text, timestamp
 from ace.skillbook._errors import SkillbookError
 from ace.skillbook._provenance import InsightSource
+from ace.untrusted import quote
 
 __all__ = [
+    "MAX_EMBEDDING_DIMENSION",
+    "MAX_ID_DIGITS",
     "MAX_KEYWORD_LENGTH",
     "Section",
     "Skill",
@@ -32,7 +36,16 @@ VALID_SECTIONS: frozenset[str] = frozenset(get_args(Section))
 MAX_KEYWORD_LENGTH = 64
 """Keywords are short labels; a longer one is almost certainly prose in the wrong field."""
 
+MAX_EMBEDDING_DIMENSION = 16_384
+"""Largest vector accepted; today's embedders use 384 to 4,096 dimensions."""
+
+MAX_ID_DIGITS = 12
+"""Digits of a skill id's number (`context-` + 5 to 12 ASCII digits), so numbers stay small ints."""
+
 _KEYWORD_SEPARATORS = re.compile(r"[\s\-]+")
+_ID_PATTERNS = {
+    section: re.compile(rf"{section}-[0-9]{{5,{MAX_ID_DIGITS}}}", re.ASCII) for section in sorted(VALID_SECTIONS)
+}
 
 
 def utc_now() -> str:
@@ -56,51 +69,51 @@ def normalize_keywords(keywords: Iterable[str]) -> tuple[str, ...]:
     keyword longer than MAX_KEYWORD_LENGTH, or nothing is left.
     """
     if isinstance(keywords, (str, bytes)) or not isinstance(keywords, Iterable):
-        raise SkillbookError(f"keywords must be a list of strings, got {keywords!r}")
+        raise SkillbookError(f"keywords must be a list of strings, got {quote(keywords)}")
     normalized: dict[str, None] = {}
     for keyword in keywords:
         if not isinstance(keyword, str):
-            raise SkillbookError(f"keywords must be strings, got {keyword!r} in {keywords!r}")
-        label = _KEYWORD_SEPARATORS.sub("_", keyword.strip().lower()).strip("_")
+            raise SkillbookError(f"keywords must be strings, got {quote(keyword)} in {quote(keywords)}")
+        if len(keyword) > 4 * MAX_KEYWORD_LENGTH:  # long prose: refuse before normalising all of it
+            label = keyword
+        else:
+            label = _KEYWORD_SEPARATORS.sub("_", text(keyword, "keywords").strip().lower()).strip("_")
         if len(label) > MAX_KEYWORD_LENGTH:
             raise SkillbookError(
-                f"keywords must be short labels (at most {MAX_KEYWORD_LENGTH} characters), got {keyword!r}"
+                f"keywords must be short labels (at most {MAX_KEYWORD_LENGTH} characters), got {quote(keyword)}"
             )
         if label:
             normalized[label] = None
     if not normalized:
-        raise SkillbookError(f"keywords must hold at least one non-empty label, got {keywords!r}")
+        raise SkillbookError(f"keywords must hold at least one non-empty label, got {quote(keywords)}")
     return tuple(normalized)
 
 
 def as_embedding(vector: Any, what: str) -> np.ndarray:
-    """`vector` as a read-only 1-d float32 array; raises `SkillbookError` if it is not a non-empty,
-    finite 1-d vector. `what` names the vector in the message."""
+    """`vector` as a read-only 1-d float32 array; raises `SkillbookError` unless it is a non-empty,
+    finite 1-d vector of numbers (ints or floats, not bools, strings or objects) with at most
+    MAX_EMBEDDING_DIMENSION values. `what` names the vector in the message."""
     if isinstance(vector, np.ndarray) and vector.dtype == np.float32 and not vector.flags.writeable:
-        if vector.ndim == 1 and vector.size:
-            return vector
-    try:
-        array = np.array(vector, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
-        raise SkillbookError(f"embedding of {what} is not a numeric vector: {exc}") from None
-    if array.ndim != 1 or array.size == 0:
-        raise SkillbookError(f"embedding of {what} must be a non-empty 1-d vector, got shape {array.shape}")
+        array = vector  # already validated or read from a file: no copy
+    else:
+        try:
+            array = np.array(vector)  # a copy: the caller's array is never frozen or shared
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise SkillbookError(f"embedding of {what} is not a numeric vector: {quote(str(exc))}") from None
+        if array.dtype.kind not in "fiu":
+            raise SkillbookError(f"embedding of {what} must hold numbers, got dtype {quote(str(array.dtype))}")
+    if array.ndim != 1 or not 0 < array.size <= MAX_EMBEDDING_DIMENSION:
+        raise SkillbookError(
+            f"embedding of {what} must be a 1-d vector of 1 to {MAX_EMBEDDING_DIMENSION} values, got shape "
+            f"{quote(array.shape)}"
+        )
+    with np.errstate(over="ignore"):  # a float64 beyond float32's range becomes inf, refused below
+        array = array.astype(np.float32, copy=False)
     if not np.isfinite(array).all():
         raise SkillbookError(f"embedding of {what} holds NaN or infinite values")
-    array.setflags(write=False)
+    if array.flags.writeable:
+        array.setflags(write=False)
     return array
-
-
-def _required_text(value: Any, field_name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise SkillbookError(f"{field_name} must be a non-empty string, got {value!r}")
-    return value.strip()
-
-
-def _counter(value: Any, field_name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SkillbookError(f"{field_name} must be a non-negative integer, got {value!r}")
-    return value
 
 
 _COUNTERS = ("used_count", "helpful_count", "harmful_count", "neutral_count")
@@ -145,29 +158,34 @@ class Skill:
     """ISO-8601 UTC time of the last mutation."""
 
     def __post_init__(self) -> None:
-        if self.section not in VALID_SECTIONS:
-            raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {self.section!r}")
-        if not isinstance(self.id, str) or not re.fullmatch(rf"{self.section}-\d{{5,}}", self.id):
-            raise SkillbookError(f"id must look like '{self.section}-00001' for its section, got {self.id!r}")
+        if not isinstance(self.section, str) or self.section not in VALID_SECTIONS:
+            raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {quote(self.section)}")
+        if not isinstance(self.id, str) or not _ID_PATTERNS[self.section].fullmatch(self.id):
+            raise SkillbookError(
+                f"id must look like '{self.section}-00001' (5 to {MAX_ID_DIGITS} digits) for its section, "
+                f"got {quote(self.id)}"
+            )
         object.__setattr__(self, "keywords", normalize_keywords(self.keywords))
-        object.__setattr__(self, "issue", _required_text(self.issue, "issue"))
+        object.__setattr__(self, "issue", required_text(self.issue, "issue"))
         if self.section == "context":
-            object.__setattr__(self, "insight", _required_text(self.insight, "insight"))
+            object.__setattr__(self, "insight", required_text(self.insight, "insight"))
         elif self.insight is not None:
             if not isinstance(self.insight, str):
-                raise SkillbookError(f"insight must be a string or None, got {self.insight!r}")
-            object.__setattr__(self, "insight", self.insight.strip() or None)
-        if not all(isinstance(source, InsightSource) for source in self.occurrences):
-            raise SkillbookError(f"occurrences must be InsightSource records, got {self.occurrences!r}")
+                raise SkillbookError(f"insight must be a string or None, got {quote(self.insight)}")
+            object.__setattr__(self, "insight", text(self.insight, "insight").strip() or None)
+        if not isinstance(self.occurrences, (list, tuple)) or not all(
+            isinstance(source, InsightSource) for source in self.occurrences
+        ):
+            raise SkillbookError(f"occurrences must be InsightSource records, got {quote(self.occurrences)}")
         object.__setattr__(self, "occurrences", tuple(self.occurrences))
         if not isinstance(self.active, bool):
-            raise SkillbookError(f"active must be true or false, got {self.active!r}")
+            raise SkillbookError(f"active must be true or false, got {quote(self.active)}")
         for name in _COUNTERS:
-            _counter(getattr(self, name), name)
+            integer(getattr(self, name), name, minimum=0, maximum=MAX_INTEGER)
         if self.embedding is not None:
             object.__setattr__(self, "embedding", as_embedding(self.embedding, repr(self.id)))
         for name in ("created_at", "updated_at"):
-            _required_text(getattr(self, name), name)
+            timestamp(getattr(self, name), name)
 
     def embedding_text(self) -> str:
         """The text that is embedded for search: issue, insight (if any), then `Keywords: a, b`."""
@@ -207,17 +225,19 @@ class Skill:
         Raises `SkillbookError` naming the field when a field is missing, unknown or invalid.
         """
         if not isinstance(payload, Mapping):
-            raise SkillbookError(f"a skill must be a JSON object, got {payload!r}")
+            raise SkillbookError(f"a skill must be a JSON object, got {quote(payload)}")
         unknown = sorted(payload.keys() - _SKILL_FIELDS)
         if unknown:
-            raise SkillbookError(f"unknown field(s) {unknown}; known fields: {sorted(_SKILL_FIELDS)}")
+            raise SkillbookError(f"unknown field(s) {quote(unknown)}; known fields: {sorted(_SKILL_FIELDS)}")
         missing = [name for name in ("id", "section", "keywords", "issue", "created_at", "updated_at") if name not in payload]
         if missing:
             raise SkillbookError(f"missing field(s) {missing}")
         data = dict(payload)
-        raw_sources = data.pop("occurrences", None) or []
+        raw_sources = data.pop("occurrences", None)
+        if raw_sources is None:
+            raw_sources = []
         if not isinstance(raw_sources, list):
-            raise SkillbookError(f"occurrences must be a list, got {raw_sources!r}")
+            raise SkillbookError(f"occurrences must be a list, got {quote(raw_sources)}")
         return cls(**data, occurrences=tuple(InsightSource.from_dict(s) for s in raw_sources))
 
 

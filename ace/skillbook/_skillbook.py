@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import math
+import os
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -18,23 +20,28 @@ import numpy as np
 
 from ace.atomic_write import write_atomic
 from ace.skillbook._changelog import ChangeLog
-from ace.skillbook._errors import SkillbookError, SkillNotFoundError
+from ace.skillbook._checks import read_limited, required_text, text
+from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
 from ace.skillbook._provenance import InsightSource, OperationType
 from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
 from ace.skillbook._skill import VALID_SECTIONS, Skill, as_embedding, skill_id_order, utc_now
-from ace.skillbook._storage import (
+from ace.skillbook._sidecar import (
     StoredEmbeddings,
-    StoredSkillbook,
     attach_embeddings,
-    decode_skillbook,
     embedding_sidecar_path,
-    encode_skillbook,
-    id_number,
     read_embeddings,
     write_embeddings,
 )
+from ace.skillbook._storage import (
+    MAX_SKILLBOOK_BYTES,
+    StoredSkillbook,
+    decode_skillbook,
+    encode_skillbook,
+    id_number,
+)
 from ace.skillbook._view import SkillbookView
+from ace.untrusted import quote
 
 __all__ = ["Skillbook"]
 
@@ -56,7 +63,7 @@ def _with_embedding(skill: Skill, embedding: np.ndarray | None) -> Skill:
 def _stamped(source: InsightSource, operation: OperationType) -> InsightSource:
     """The occurrence to append for `operation`: `source` with its operation_type set."""
     if not isinstance(source, InsightSource):
-        raise SkillbookError(f"insight_source must be an InsightSource, got {source!r}")
+        raise SkillbookError(f"insight_source must be an InsightSource, got {quote(source)}")
     return source.replace(operation_type=operation)
 
 
@@ -156,6 +163,10 @@ class Skillbook:
         with self._lock:
             self._require(skill_id_a)
             self._require(skill_id_b)
+            text(reasoning, "reasoning")
+            finite = isinstance(similarity, (int, float)) and not isinstance(similarity, bool) and math.isfinite(similarity)
+            if not finite:
+                raise SkillbookError(f"similarity must be a finite number, got {quote(similarity)}")
             self._similarity_decisions[_pair_key(skill_id_a, skill_id_b)] = {
                 "decision": "KEEP",
                 "reasoning": reasoning,
@@ -227,8 +238,8 @@ class Skillbook:
         Raises `SkillNotFoundError` for an unknown id and `SkillbookError` for another delta.
         """
         with logfire.span("skillbook.tag_skill", skill_id=skill_id, delta=delta), self._lock:
-            if isinstance(delta, bool) or delta not in _TAG_COUNTERS:
-                raise SkillbookError(f"delta must be -1, 0 or 1, got {delta!r}")
+            if isinstance(delta, bool) or not isinstance(delta, int) or delta not in _TAG_COUNTERS:
+                raise SkillbookError(f"delta must be -1, 0 or 1, got {quote(delta)}")
             old = self._require(skill_id)
             counter = _TAG_COUNTERS[delta]
             new = old.replace(**{counter: getattr(old, counter) + 1}, **self._trail(old, insight_source, "TAG"))
@@ -262,8 +273,7 @@ class Skillbook:
         empty reason.
         """
         with logfire.span("skillbook.remove_skill", skill_id=skill_id, reason=reason, soft=soft), self._lock:
-            if not isinstance(reason, str) or not reason.strip():
-                raise SkillbookError(f"reason must be a non-empty string, got {reason!r}")
+            reason = required_text(reason, "reason")
             old = self._require(skill_id)
             if not soft:
                 return self._purge(old)
@@ -293,7 +303,8 @@ class Skillbook:
         """
         with logfire.span("skillbook.set_embeddings", model=model, count=len(vectors)), self._lock:
             if not isinstance(model, str) or not model.strip():
-                raise SkillbookError(f"model must name the embedder, got {model!r}")
+                raise SkillbookError(f"model must name the embedder, got {quote(model)}")
+            text(model, "model")
             stale = None
             if computed_at_version is not None:
                 stale = self._log.changed_since(computed_at_version, content_only=True)
@@ -313,7 +324,9 @@ class Skillbook:
             kept = [s.embedding for s in self._skills.values() if same_model and s.embedding is not None]
             dims = {v.shape[0] for v in arrays.values()} | {v.shape[0] for v in kept[:1]}
             if len(dims) > 1:
-                raise SkillbookError(f"embeddings of model {model!r} must all have one dimension, got {sorted(dims)}")
+                raise SkillbookError(
+                    f"embeddings of model {quote(model)} must all have one dimension, got {sorted(dims)[:5]}"
+                )
             changed = set(arrays)
             if not same_model:
                 for skill in list(self._skills.values()):
@@ -353,17 +366,22 @@ class Skillbook:
     @classmethod
     def from_dict(cls, payload: Mapping[str, Any]) -> Skillbook:
         """Build from the JSON document; raises `SkillbookFormatError` like `load_from_file`."""
+        try:
+            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        except (TypeError, ValueError) as exc:  # not JSON-serialisable, circular, lone surrogate
+            raise SkillbookFormatError(f"<dict>: not a JSON document ({quote(str(exc))})") from None
         skillbook = cls()
-        skillbook._restore(decode_skillbook(json.dumps(payload).encode("utf-8"), "<dict>"), None)
+        skillbook._restore(decode_skillbook(data, "<dict>"), None, "<dict>")
         return skillbook
 
     def save_to_file(self, path: str | PathLike[str]) -> None:
         """Write `path` (JSON, schema v2) and `<stem>.embeddings.npz` beside it, each atomically.
 
         Concurrent saves are safe: every file is always some save's complete output; the last
-        rename wins. Use `Skillbook.locked(path)` for read-modify-write across processes.
+        rename wins. Use `Skillbook.locked(path)` for read-modify-write across processes. A symlink
+        is followed: the real file is replaced and its sidecar sits beside it.
         """
-        path = Path(path)
+        path = Path(os.path.realpath(path))
         with logfire.span("skillbook.save", path=str(path)) as span, self._save_lock:
             with self._lock:
                 skills = self.skills(include_inactive=True)
@@ -379,16 +397,17 @@ class Skillbook:
         """Load `path` and, if present, its `.embeddings.npz` sidecar (absent = no embeddings).
 
         Vectors whose recorded text digest does not match the skill are dropped (stale cache).
-        Raises `FileNotFoundError`, or `SkillbookFormatError` ("Skillbook format v2 required —
-        regenerate" for another schema; otherwise naming the file, skill id and field).
+        Raises `OSError` (e.g. `FileNotFoundError`) when the file cannot be read, and
+        `SkillbookFormatError` for any malformed content of the JSON or the sidecar ("Skillbook
+        format v2 required — regenerate" for another schema; otherwise naming the file, skill id and
+        field). A symlink is resolved first, so the sidecar is the one beside the real file.
         """
-        path = Path(path)
+        path = Path(os.path.realpath(path))
         with logfire.span("skillbook.load", path=str(path)) as span:
-            stored = decode_skillbook(path.read_bytes(), str(path))
-            sidecar = embedding_sidecar_path(path)
-            embeddings = read_embeddings(sidecar) if sidecar.exists() else None
+            stored = decode_skillbook(read_limited(path, MAX_SKILLBOOK_BYTES), str(path))
+            embeddings = read_embeddings(embedding_sidecar_path(path), len(stored.skills))
             skillbook = cls()
-            skillbook._restore(stored, embeddings)
+            skillbook._restore(stored, embeddings, str(path))
             span.set_attribute("skills", len(skillbook))
             return skillbook
 
@@ -399,9 +418,10 @@ class Skillbook:
         it does not exist), yield the skillbook, and save it if the block exits without an error.
 
         `timeout` seconds (-1 = wait forever) bounds the wait for the lock; `filelock.Timeout` is
-        raised when it expires.
+        raised when it expires. A symlink is resolved first: through a link or the real path, every
+        process takes the same lock on the same file.
         """
-        path = Path(path)
+        path = Path(os.path.realpath(path))
         with filelock.FileLock(f"{path}.lock", timeout=timeout):
             skillbook = cls.load_from_file(path) if path.exists() else cls()
             yield skillbook
@@ -438,13 +458,13 @@ class Skillbook:
         source: InsightSource | None,
         skill_id: str | None,
     ) -> Skill:
-        if section not in VALID_SECTIONS:
-            raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {section!r}")
+        if not isinstance(section, str) or section not in VALID_SECTIONS:
+            raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {quote(section)}")
         if skill_id is None:
             skill_id = f"{section}-{self._last_numbers[section] + 1:05d}"
         elif skill_id in self._skills or id_number(skill_id) <= self._last_numbers[section]:
             raise SkillbookError(
-                f"skill_id {skill_id!r} was already handed out (last {section} number: "
+                f"skill_id {quote(skill_id)} was already handed out (last {section} number: "
                 f"{self._last_numbers[section]}); ids are never reused, so this ADD cannot be replayed here"
             )
         now = utc_now()
@@ -473,10 +493,10 @@ class Skillbook:
             return self.tag_skill(op.skill_id, op.delta, insight_source=op.insight_source)  # type: ignore[arg-type]
         return self.remove_skill(op.skill_id, op.reason or "", insight_source=op.insight_source)
 
-    def _restore(self, stored: StoredSkillbook, embeddings: StoredEmbeddings | None) -> None:
+    def _restore(self, stored: StoredSkillbook, embeddings: StoredEmbeddings | None, source: str) -> None:
         """Fill an empty skillbook from decoded files."""
         skills = {skill.id: skill for skill in stored.skills}
-        model = None if embeddings is None else attach_embeddings(skills, embeddings)
+        model = attach_embeddings(skills, embeddings, source)
         with self._lock:
             self._skills = skills
             self._last_numbers = dict(stored.last_numbers)

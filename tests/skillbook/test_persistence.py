@@ -108,7 +108,7 @@ def test_schema_version_error_notes_the_file_and_found_version(tmp_path: Path) -
 def test_load_of_malformed_json_raises_format_error_naming_the_file(tmp_path: Path) -> None:
     path = tmp_path / "sb.json"
     path.write_text('{"schema_version": "2", "skills": {')
-    with pytest.raises(SkillbookFormatError, match=r"sb\.json: not valid JSON"):
+    with pytest.raises(SkillbookFormatError, match=r"sb\.json is not valid JSON"):
         Skillbook.load_from_file(path)
 
 
