@@ -8,8 +8,10 @@ Policy, per pair in order (exact first, then by similarity, then by ids):
 - skills of different sections are kept apart (a KEEP decision is recorded);
 - otherwise the keeper is the skill with the higher helpful - harmful, then the higher used_count,
   then the older id; it absorbs the other's keywords (keeper's first), gets the other's insight if
-  it has none, and gets one UPDATE occurrence per occurrence of the other (its provenance, marked
-  relation="merged"); the other is soft-removed with the reason "duplicate of <keeper>".
+  it has none, and gets one UPDATE occurrence per occurrence of the other (its provenance, with
+  relation="supporting", or "primary" when it comes from the keeper's primary trace: the keeper
+  keeps its one primary trace, see `ace.roles.provenance`); the other is soft-removed with the
+  reason "duplicate of <keeper>". The merge's own record (source_system "ace-dedup") has no relation.
 Every mutation goes through the Skillbook's own methods, so it lands in occurrences and in the
 report's operations (an audit log `Skillbook.apply_update` can replay).
 """
@@ -25,11 +27,10 @@ import numpy as np
 
 from ace import tracing
 from ace.retrieval import Embedder, LiteLLMEmbedder, default_embedder, skill_index
+from ace.roles.provenance import DEDUP_SOURCE_SYSTEM, relation_for
 from ace.skillbook import InsightSource, Skill, Skillbook, UpdateOperation
 
 __all__ = ["DeduplicationConfig", "DeduplicationManager", "DeduplicationReport", "DuplicatePair"]
-
-_SOURCE_SYSTEM = "ace-dedup"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,7 +176,7 @@ def _merge(skillbook: Skillbook, keeper_id: str, other_id: str, score: float) ->
     keeper, other = skillbook.get_skill(keeper_id), skillbook.get_skill(other_id)
     assert keeper is not None and other is not None
     source = InsightSource(
-        source_system=_SOURCE_SYSTEM,
+        source_system=DEDUP_SOURCE_SYSTEM,
         trace_id=f"{keeper_id}+{other_id}",
         learning_text=f"merged duplicate {other_id} (similarity {score:.3f}) into {keeper_id}",
     )
@@ -189,7 +190,9 @@ def _merge(skillbook: Skillbook, keeper_id: str, other_id: str, score: float) ->
         )
     ]
     for occurrence in other.occurrences:
-        merged = occurrence.replace(relation="merged")
+        merged = occurrence
+        if occurrence.source_system != DEDUP_SOURCE_SYSTEM:
+            merged = occurrence.replace(relation=relation_for(skillbook.get_skill(keeper_id), occurrence.trace_uid))
         skillbook.update_skill(keeper_id, insight_source=merged)
         operations.append(UpdateOperation(type="UPDATE", section=keeper.section, skill_id=keeper_id, insight_source=merged))
     reason = f"duplicate of {keeper_id} (similarity {score:.3f})"

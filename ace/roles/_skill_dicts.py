@@ -1,14 +1,15 @@
-"""How a skill is shown to a model by the read tools: its fields and its counters."""
+"""How a skill is shown to a model by the read tools: its fields, its counters, its occurrences."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ace.skillbook import Skill
+from ace.skillbook import InsightSource, Skill
 
-__all__ = ["skill_detail", "skill_summary"]
+__all__ = ["READ_SKILL_OCCURRENCES", "skill_detail", "skill_summary"]
 
-_RECENT_OCCURRENCES = 5
+READ_SKILL_OCCURRENCES = 5
+"""How many occurrences `read_skill` shows, newest first; the rest are only counted."""
 
 
 def skill_summary(skill: Skill) -> dict[str, Any]:
@@ -30,20 +31,24 @@ def skill_summary(skill: Skill) -> dict[str, Any]:
 
 
 def skill_detail(skill: Skill) -> dict[str, Any]:
-    """`skill_summary` plus the occurrence count and the most recent occurrences."""
+    """What `read_skill` returns (seed 000): `skill_summary` plus `occurrences`, the newest
+    `READ_SKILL_OCCURRENCES` provenance records newest first, and `older_occurrences`, how many
+    older ones were left out."""
     occurrences = list(skill.occurrences)
-    recent = occurrences[-_RECENT_OCCURRENCES:]
+    shown = occurrences[::-1][:READ_SKILL_OCCURRENCES]
     return {
         **skill_summary(skill),
-        "occurrence_count": len(occurrences),
-        "recent_occurrences": [
-            {
-                "trace_id": source.trace_id,
-                "operation_type": source.operation_type,
-                "epoch": source.epoch,
-                "sample_question": source.sample_question,
-                "learning_text": source.learning_text,
-            }
-            for source in recent
-        ],
+        "occurrences": [_occurrence(source) for source in shown],
+        "older_occurrences": len(occurrences) - len(shown),
+    }
+
+
+def _occurrence(source: InsightSource) -> dict[str, Any]:
+    return {
+        "trace_uid": source.trace_uid,
+        "relation": source.relation,
+        "operation_type": source.operation_type,
+        "epoch": source.epoch,
+        "sample_question": source.sample_question,
+        "learning_text": source.learning_text,
     }

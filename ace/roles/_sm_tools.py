@@ -1,8 +1,10 @@
 """The SkillManager's tools: atomic mutations of the real skillbook, each with its own provenance.
 
-Every mutation derives an InsightSource from `SMDeps.current_source` (same trace identity, its own
-operation_type and learning_text), passes it to the Skillbook, and appends an UpdateOperation to
-`SMDeps.operations`, the session's audit log. Invalid arguments raise ModelRetry with the fix.
+Every mutation derives an InsightSource from `SMDeps.current_source` (same trace identity and
+trace_refs, its own operation_type, learning_text and relation: "primary" for the skill's primary
+trace, else "supporting", see `ace.roles.provenance`), passes it to the Skillbook, and appends an
+UpdateOperation to `SMDeps.operations`, the session's audit log. Invalid arguments raise ModelRetry
+with the fix. `sandbox_eval` (opt-in) runs code over the session's data in a sandbox.
 Tools are async so they run on the event loop one at a time, never racing on the skillbook.
 """
 
@@ -16,7 +18,9 @@ from pydantic_ai import ModelRetry, RunContext, Tool
 from pydantic_ai.tools import ToolDefinition
 
 from ace.retrieval import Embedder, retrieve_top_k
+from ace.roles._code_tool import LazySandbox, format_execution
 from ace.roles._skill_dicts import skill_detail, skill_summary
+from ace.roles.provenance import relation_for
 from ace.skillbook import (
     InsightSource,
     Skillbook,
@@ -25,7 +29,7 @@ from ace.skillbook import (
     UpdateOperation,
 )
 
-__all__ = ["SM_TOOLS", "SMDeps"]
+__all__ = ["SANDBOX_EVAL_TOOL", "SANDBOX_VARIABLES", "SM_TOOLS", "SMDeps"]
 
 _DELTA_LABELS = {1: "helpful", -1: "harmful", 0: "neutral"}
 
@@ -44,10 +48,19 @@ class SMDeps:
     """Embedder for search_skills (None: retrieval's default)."""
     operations: list[UpdateOperation] = field(default_factory=list)
     """The audit log: every mutation applied in this session, in order."""
+    sandbox: LazySandbox | None = None
+    """The session's sandbox for `sandbox_eval` (started on first use); None when the tool is off."""
 
 
-def _source_for(deps: SMDeps, operation_type: str, learning_text: str) -> InsightSource:
-    return deps.current_source.replace(operation_type=operation_type, learning_text=learning_text)
+def _source_for(deps: SMDeps, operation_type: str, learning_text: str, skill_id: str | None = None) -> InsightSource:
+    """The mutation's own record: the session's source with its operation, learning and relation
+    to the skill (`skill_id` None: a new skill, of which this trace is the primary one)."""
+    skill = deps.skillbook.get_skill(skill_id) if skill_id is not None else None
+    return deps.current_source.replace(
+        operation_type=operation_type,
+        learning_text=learning_text,
+        relation=relation_for(skill, deps.current_source.trace_uid),
+    )
 
 
 async def add_skill(
@@ -99,7 +112,7 @@ async def update_skill(
 ) -> dict[str, Any]:
     """Rewrite a skill's issue (required, e.g. widened to cover a new domain) and optionally its
     keywords and insight (omit either to keep the current value)."""
-    source = _source_for(ctx.deps, "UPDATE", insight or issue)
+    source = _source_for(ctx.deps, "UPDATE", insight or issue, skill_id)
     try:
         skill = ctx.deps.skillbook.update_skill(
             skill_id, issue=issue, keywords=keywords, insight=insight, insight_source=source
@@ -132,7 +145,7 @@ async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: Literal[-1, 0
             f"tag_skill rejected: {skill_id!r} was not injected into the agent's prompt, so this run "
             f"says nothing about it. Only these skills can be tagged: {injected}."
         )
-    source = _source_for(ctx.deps, "TAG", f"tagged {_DELTA_LABELS[delta]}")
+    source = _source_for(ctx.deps, "TAG", f"tagged {_DELTA_LABELS[delta]}", skill_id)
     try:
         skill = ctx.deps.skillbook.tag_skill(skill_id, delta, insight_source=source)
     except SkillNotFoundError as exc:
@@ -151,7 +164,7 @@ async def remove_skill(ctx: RunContext[SMDeps], skill_id: str, reason: str) -> d
     """Soft-delete a harmful or outdated skill: it becomes inactive, its history is kept."""
     if not reason.strip():
         raise ModelRetry("remove_skill needs a non-empty reason saying why the skill goes.")
-    source = _source_for(ctx.deps, "REMOVE", reason)
+    source = _source_for(ctx.deps, "REMOVE", reason, skill_id)
     try:
         skill = ctx.deps.skillbook.remove_skill(skill_id, reason, insight_source=source, soft=True)
     except SkillNotFoundError as exc:
@@ -193,11 +206,30 @@ async def search_skills(
 
 
 async def read_skill(ctx: RunContext[SMDeps], skill_id: str) -> dict[str, Any]:
-    """Read one skill: its fields, counters, active flag and recent occurrences."""
+    """Read one skill: its fields, counters, active flag, its newest occurrences (provenance
+    records, newest first) and how many older ones were left out."""
     skill = ctx.deps.skillbook.get_skill(skill_id)
     if skill is None:
         raise _unknown_skill(ctx.deps, skill_id)
     return skill_detail(skill)
+
+
+SANDBOX_VARIABLES = "`reflections`, `skills`, `injected_skill_ids` and `trace_uid`"
+"""What `sandbox_eval` code finds defined (named in its answers)."""
+
+
+async def sandbox_eval(ctx: RunContext[SMDeps], code: str) -> str:
+    """Run Python `code` in a sandbox over this session's data (variables persist between calls):
+    `reflections` (list of dicts: reasoning, error_identification, root_cause_analysis,
+    correct_approach, key_insight), `skills` (every skill as JSON, inactive ones too, as they were at
+    your first sandbox_eval call), `injected_skill_ids` and `trace_uid`. Read only: nothing done
+    here changes the skillbook. Returns the captured stdout and stderr and any error."""
+    assert ctx.deps.sandbox is not None  # the tool is registered only with a sandbox
+    result = await ctx.deps.sandbox.execute(code)
+    output = format_execution(result, reloaded=SANDBOX_VARIABLES)
+    if result.error is not None or result.timed_out or result.memory_exceeded:
+        output += f"\nDefined: {SANDBOX_VARIABLES}."
+    return output
 
 
 def _unknown_skill(deps: SMDeps, skill_id: str) -> ModelRetry:
@@ -234,4 +266,7 @@ SM_TOOLS: tuple[Tool[SMDeps], ...] = (
     Tool(read_skill),
 )
 """The SkillManager's tools besides `finalize`, which is its output tool (tag_skill only when a
-skill was injected)."""
+skill was injected); `sandbox_eval` is added only when enabled (`SANDBOX_EVAL_TOOL`)."""
+
+SANDBOX_EVAL_TOOL: Tool[SMDeps] = Tool(sandbox_eval)
+"""The opt-in `sandbox_eval(code)` tool (`SkillManager(sandbox_eval=...)`)."""

@@ -14,9 +14,10 @@ from pydantic_ai.models import Model
 from pydantic_ai.tools import ToolDefinition
 
 from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
-from ace.agentic.sandbox import DEFAULT_MAX_OUTPUT_CHARS, ExecutionResult, Sandbox
+from ace.agentic.sandbox import Sandbox
 from ace.models import RecoveryEvent, RequestSettings
 from ace.retrieval import Embedder, retrieve_top_k
+from ace.roles._code_tool import default_sandbox, format_execution
 from ace.roles._reflection_common import Analysis, render_task_inputs
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.roles._trace_rendering import render_trace, to_plain_data
@@ -28,6 +29,7 @@ __all__ = ["RRDeps", "RecursiveReflector"]
 
 _TRACE_PREVIEW_CHARS = 3_000
 _FINALIZE_MAX_RETRIES = 2
+_RELOADED = "`traces` and the inputs"
 
 
 @dataclass
@@ -103,8 +105,7 @@ class RecursiveReflector:
     def _new_sandbox(self) -> Sandbox:
         if self._sandbox_factory is not None:
             return self._sandbox_factory()
-        # One execution's output may take about a quarter of the context window (4 characters a token).
-        return Sandbox(max_output_chars=min(DEFAULT_MAX_OUTPUT_CHARS, self._agent.context_window))
+        return default_sandbox(self._agent.context_window)
 
     @property
     def recoveries(self) -> Counter[RecoveryEvent]:
@@ -161,9 +162,9 @@ async def execute_code(ctx: RunContext[RRDeps], code: str) -> str:
     result = await asyncio.to_thread(deps.sandbox.execute, code)
     if result.error is not None or result.timed_out or result.memory_exceeded:
         deps.failed_code.add(code.strip())
-        return f"{_format_execution(result)}\nThe data: {deps.data_hint}."
+        return f"{format_execution(result, reloaded=_RELOADED)}\nThe data: {deps.data_hint}."
     deps.successful_executions += 1
-    output = _format_execution(result)
+    output = format_execution(result, reloaded=_RELOADED)
     if deps.successful_executions == 1:
         output += "\n(finalize is now available: submit the reflection once the data supports it.)"
     return output
@@ -179,7 +180,8 @@ async def search_skillbook(ctx: RunContext[RRDeps], query: str, top_k: int = 5) 
 
 
 async def read_skill(ctx: RunContext[RRDeps], skill_id: str) -> dict[str, Any]:
-    """Read one skill by id: its fields, counters and recent occurrences (read only)."""
+    """Read one skill by id: its fields, counters, its newest occurrences (newest first) and how
+    many older ones were left out (read only)."""
     skill = ctx.deps.skillbook.get_skill(skill_id)
     if skill is None:
         raise ModelRetry(f"no skill with id {skill_id!r}; use an id returned by search_skillbook")
@@ -214,27 +216,6 @@ async def _finalize_reflection(
         correct_approach=correct_approach,
         key_insight=key_insight,
     ).to_output()
-
-
-def _format_execution(result: ExecutionResult) -> str:
-    parts = []
-    if result.stdout:
-        parts.append(f"stdout:\n{result.stdout}")
-    if result.stderr:
-        parts.append(f"stderr:\n{result.stderr}")
-    if result.error:
-        parts.append(f"error:\n{result.error}")
-    if result.timed_out:
-        parts.append("The code was stopped: it exceeded the time limit.")
-    if result.memory_exceeded:
-        parts.append("The code was stopped: it exceeded the memory limit.")
-    if result.state_lost:
-        parts.append(
-            "The sandbox restarted: variables you defined are gone (`traces` and the inputs are reloaded)."
-        )
-    if result.truncated:
-        parts.append("(output truncated: print less at a time)")
-    return "\n".join(parts) or "(no output: use print() to see values)"
 
 
 def _user_prompt(

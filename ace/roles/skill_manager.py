@@ -5,16 +5,19 @@ from __future__ import annotations
 from collections import Counter
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from pydantic_ai import RunContext, ToolOutput
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.models import Model
 
 from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
+from ace.agentic.sandbox import Sandbox
 from ace.models import RecoveryEvent, RequestSettings
 from ace.retrieval import Embedder
-from ace.roles._sm_tools import SM_TOOLS, SMDeps
+from ace.roles._code_tool import LazySandbox, default_sandbox
+from ace.roles._sm_tools import SANDBOX_EVAL_TOOL, SM_TOOLS, SMDeps
 from ace.roles.outputs import ReflectorOutput, SkillManagerOutput
 from ace.roles.prompts import skill_manager_instructions
 from ace.skillbook import InsightSource, Skillbook, UpdateOperation
@@ -45,8 +48,9 @@ class SkillManager:
     """Curates a skillbook with atomic tools on a `RecursiveAgent(span_label="sm")`.
 
     Tools: add_skill, update_skill, tag_skill, remove_skill, search_skills, read_skill, and
-    finalize(reasoning), which ends the session. Mutations hit the real skillbook immediately; the
-    returned `SkillManagerOutput.operations` is the audit log of what was done.
+    finalize(reasoning), which ends the session; with `sandbox_eval` enabled also sandbox_eval(code).
+    Mutations hit the real skillbook immediately; the returned `SkillManagerOutput.operations` is
+    the audit log of what was done.
     """
 
     DEFAULT_SETTINGS = RequestSettings(max_output_tokens=1024, temperature=0.0, timeout_seconds=300.0)
@@ -61,18 +65,32 @@ class SkillManager:
         harmful_threshold: int = DEFAULT_HARMFUL_THRESHOLD,
         summary_model: str | Model | None = None,
         settings: RequestSettings | None = None,
+        sandbox_eval: bool | Callable[[], Sandbox] = False,
     ) -> None:
         """`model` is a model string or a pydantic-ai Model; `embedder` serves search_skills
         (None: retrieval's default); `harmful_threshold` is N in "remove skills whose
-        harmful_count >= N"; `settings` go with every request (default `DEFAULT_SETTINGS`). Raises
+        harmful_count >= N"; `settings` go with every request (default `DEFAULT_SETTINGS`).
+        `sandbox_eval` opts in to the `sandbox_eval(code)` tool (seed 002): False (default) leaves it
+        out; True gives each session a `Sandbox` cut like the RecursiveReflector's; a callable is
+        the factory of each session's sandbox (e.g. `lambda: Sandbox(timeout_s=2)`). Raises
         ValueError when `harmful_threshold` < 1."""
         self._embedder = embedder
+        self._sandbox_factory: Callable[[], Sandbox] | None
+        if callable(sandbox_eval):
+            self._sandbox_factory = sandbox_eval
+        elif sandbox_eval is True:
+            self._sandbox_factory = lambda: default_sandbox(self._agent.context_window)
+        elif sandbox_eval is False:
+            self._sandbox_factory = None
+        else:
+            raise ValueError(f"sandbox_eval must be True, False or a sandbox factory; got {sandbox_eval!r}")
+        tools = [*SM_TOOLS, SANDBOX_EVAL_TOOL] if self._sandbox_factory is not None else list(SM_TOOLS)
         self._agent = RecursiveAgent(
             model,
             instructions=skill_manager_instructions(harmful_threshold=harmful_threshold),
             deps_type=SMDeps,
             output_type=ToolOutput(_finalize, name="finalize"),
-            tools=list(SM_TOOLS),
+            tools=tools,
             config=config or AgenticConfig(),
             span_label="sm",
             summary_model=summary_model,
@@ -113,6 +131,10 @@ class SkillManager:
             injected_skill_ids=tuple(injected_skill_ids),
             embedder=self._embedder,
         )
+        if self._sandbox_factory is not None:
+            deps.sandbox = LazySandbox(
+                self._sandbox_factory, lambda: _sandbox_variables(usable, skillbook, deps)
+            )
         prompt = _user_prompt(usable, skillbook, source, deps.injected_skill_ids, question_context, progress, outcome)
         try:
             result = await self._agent.run(prompt, deps=deps)
@@ -121,6 +143,9 @@ class SkillManager:
                 f"SkillManager stopped before finalize after {len(deps.operations)} operation(s): {exc}",
                 deps.operations,
             ) from exc
+        finally:
+            if deps.sandbox is not None:
+                deps.sandbox.close()
         # max_requests=1 is a single tool-call pass: its tool calls ran, finalize may not have.
         reasoning = result.output if result.finished else _SINGLE_PASS_REASONING
         operations = tuple(deps.operations)
@@ -159,6 +184,18 @@ def unbacked_claims(reasoning: str, operations: Sequence[UpdateOperation]) -> tu
 async def _finalize(ctx: RunContext[SMDeps], reasoning: str) -> str:
     """End the session: a short account of what you changed and why (or why nothing)."""
     return reasoning
+
+
+def _sandbox_variables(
+    reflections: Sequence[ReflectorOutput], skillbook: Skillbook, deps: SMDeps
+) -> dict[str, Any]:
+    """The data `sandbox_eval` code sees, as plain JSON (see `SANDBOX_VARIABLES`)."""
+    return {
+        "reflections": [_reflection_fields(reflection) for reflection in reflections],
+        "skills": [skill.to_dict() for skill in skillbook.skills(include_inactive=True)],
+        "injected_skill_ids": list(deps.injected_skill_ids),
+        "trace_uid": deps.current_source.trace_uid,
+    }
 
 
 def _nothing_to_learn(reflections: Sequence[ReflectorOutput]) -> str:
@@ -204,15 +241,15 @@ def _render_injected(skillbook: Skillbook, injected_skill_ids: tuple[str, ...]) 
     return "\n".join(lines)
 
 
+def _reflection_fields(reflection: ReflectorOutput) -> dict[str, str]:
+    return {
+        "reasoning": reflection.reasoning,
+        "error_identification": reflection.error_identification,
+        "root_cause_analysis": reflection.root_cause_analysis,
+        "correct_approach": reflection.correct_approach,
+        "key_insight": reflection.key_insight,
+    }
+
+
 def _render_reflection(reflection: ReflectorOutput) -> str:
-    return json.dumps(
-        {
-            "reasoning": reflection.reasoning,
-            "error_identification": reflection.error_identification,
-            "root_cause_analysis": reflection.root_cause_analysis,
-            "correct_approach": reflection.correct_approach,
-            "key_insight": reflection.key_insight,
-        },
-        indent=2,
-        ensure_ascii=False,
-    )
+    return json.dumps(_reflection_fields(reflection), indent=2, ensure_ascii=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ace.roles import SkillManagerLike
+from ace.roles.provenance import trace_refs_for
 from ace.skillbook import InsightSource, Skillbook
 from ace.steps._trace_fields import trace_feedback, trace_question
 from ace.steps.context import ACEStepContext, Sample
@@ -12,8 +13,10 @@ __all__ = ["UpdateStep", "insight_source_for"]
 
 
 def insight_source_for(ctx: ACEStepContext) -> InsightSource:
-    """The provenance record of `ctx`: trace identity, question, epoch, step, and the first
-    reflection's error_identification and key_insight."""
+    """The provenance record of `ctx`: trace identity, question, epoch, step, the first
+    reflection's error_identification and key_insight, and `trace_refs` anchoring what the
+    reflections cite in the trace (`ace.roles.provenance.trace_refs_for`). The relation to each
+    skill is decided per mutation by the SkillManager."""
     sample_id = ctx.sample.id if isinstance(ctx.sample, Sample) else None
     identity = infer_trace_identity(ctx.trace, metadata=ctx.metadata, sample_id=sample_id)
     first = ctx.reflections[0] if ctx.reflections else None
@@ -27,6 +30,7 @@ def insight_source_for(ctx: ACEStepContext) -> InsightSource:
         step=ctx.step_index,
         error_identification=first.error_identification if usable else None,
         learning_text=first.key_insight if usable else None,
+        trace_refs=trace_refs_for(ctx.trace, ctx.reflections),
     )
 
 

@@ -42,8 +42,10 @@ def test_exact_duplicate_is_absorbed_with_its_keywords_and_provenance() -> None:
     kept, removed = book.get_skill("context-00003"), book.get_skill("context-00001")
     assert removed.active is False
     assert kept.keywords == ("refund", "basic_economy")
-    merged = [o for o in kept.occurrences if o.relation == "merged"]
-    assert [o.trace_uid for o in merged] == ["tau2:a"]
+    # The keeper's trace stays its primary one; the absorbed skill's trace supports it.
+    assert [(o.trace_uid, o.relation) for o in kept.occurrences if o.source_system == "tau2"][-1] == (
+        "tau2:a", "supporting"
+    )
     assert [o.operation_type for o in removed.occurrences][-1] == "REMOVE"
     assert [op.type for op in report.operations] == ["UPDATE", "UPDATE", "REMOVE"]
     assert len(book.skills()) == 2
