@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-import logfire
 
+from ace import tracing
 from ace.retrieval.embedder import EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.skillbook import Skillbook, SkillbookError
@@ -121,7 +121,7 @@ class WatchedSkillbook:
         return self._state
 
     def _reload(self, signature: _Signature) -> None:
-        with logfire.span("skills_api.reload", path=str(self.path)) as span:
+        with tracing.span("skills_api.reload", path=str(self.path)) as span:
             try:
                 if signature == _MISSING:
                     raise FileNotFoundError(f"{self.path} does not exist")
@@ -131,10 +131,9 @@ class WatchedSkillbook:
                 # The documented failures of a load (missing or unreadable file, malformed content)
                 # and of indexing; anything else is a bug and must not pass as a stale file.
                 reason = f"{type(error).__name__}: {_one_short_line(str(error))}"
-                span.set_level("warn")
                 span.record_exception(error, escaped=False)
-                # Standard logging too: `ace serve` does not configure logfire, and an unconfigured
-                # logfire drops its records, so the operator would never see that the file is broken.
+                # Standard logging too: spans go nowhere unless the application configured tracing,
+                # and the operator must see that the file is broken.
                 logger.warning("skillbook %s could not be reloaded (%s); serving the last good state", self.path, reason)
                 # A file that does not load is not retried until it changes again; a file that loaded
                 # but could not be indexed (the embedder failed) is retried on the next request.

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 import filelock
-import logfire
 import numpy as np
 
+from ace import tracing
 from ace.atomic_write import write_atomic
 from ace.skillbook._changelog import ChangeLog
 from ace.skillbook._checks import read_limited, required_text, text
@@ -46,6 +46,7 @@ from ace.untrusted import quote
 __all__ = ["Skillbook"]
 
 _TAG_COUNTERS = {1: "helpful_count", -1: "harmful_count", 0: "neutral_count"}
+_TAG_NAMES = {1: "helpful", -1: "harmful", 0: "neutral"}
 
 
 def _pair_key(skill_id_a: str, skill_id_b: str) -> str:
@@ -197,9 +198,10 @@ class Skillbook:
         Raises `SkillbookError` when an invariant is broken (section not in VALID_SECTIONS, empty
         issue, no keyword left after normalisation, missing insight on a context skill).
         """
-        with logfire.span("skillbook.add_skill", section=section) as span, self._lock:
+        with tracing.memory_span("create_memory", "ADD", section=section, **_source_uid(insight_source)) as span, \
+                self._lock:
             skill = self._create(section, issue, keywords, insight, insight_source, skill_id=None)
-            span.set_attribute("skill_id", skill.id)
+            span.set_attributes({tracing.MEMORY_RECORD_ID: skill.id, tracing.MEMORY_RECORD_COUNT: 1})
             return skill
 
     def update_skill(
@@ -217,7 +219,7 @@ class Skillbook:
         issue, insight or keywords clears the embedding. Raises `SkillNotFoundError` for
         an unknown id and `SkillbookError` when the result breaks an invariant.
         """
-        with logfire.span("skillbook.update_skill", skill_id=skill_id), self._lock:
+        with tracing.memory_span("update_memory", "UPDATE", **_record(skill_id, insight_source)), self._lock:
             old = self._require(skill_id)
             changes: dict[str, Any] = {}
             if issue is not None:
@@ -237,7 +239,8 @@ class Skillbook:
 
         Raises `SkillNotFoundError` for an unknown id and `SkillbookError` for another delta.
         """
-        with logfire.span("skillbook.tag_skill", skill_id=skill_id, delta=delta), self._lock:
+        with tracing.memory_span("update_memory", "TAG", **_record(skill_id, insight_source),
+                                 **{"ace.tag": _TAG_NAMES.get(delta) if isinstance(delta, int) else None}), self._lock:
             if isinstance(delta, bool) or not isinstance(delta, int) or delta not in _TAG_COUNTERS:
                 raise SkillbookError(f"delta must be -1, 0 or 1, got {quote(delta)}")
             old = self._require(skill_id)
@@ -249,7 +252,8 @@ class Skillbook:
         """Bump `used_count` of each listed skill (once per listing). All-or-nothing: raises
         `SkillNotFoundError` before changing anything if an id is unknown."""
         counts = Counter(skill_ids)
-        with logfire.span("skillbook.mark_used", skill_ids=sorted(counts)), self._lock:
+        with tracing.memory_span("update_memory", "MARK_USED", **{tracing.SKILL_IDS: sorted(counts),
+                                                                  tracing.MEMORY_RECORD_COUNT: len(counts)}), self._lock:
             for skill_id in counts:
                 self._require(skill_id)
             now = utc_now()
@@ -272,7 +276,8 @@ class Skillbook:
         source has none. Raises `SkillNotFoundError` for an unknown id, `SkillbookError` for an
         empty reason.
         """
-        with logfire.span("skillbook.remove_skill", skill_id=skill_id, reason=reason, soft=soft), self._lock:
+        with tracing.memory_span("delete_memory", "REMOVE" if soft else "PURGE", reason=reason, soft=soft,
+                                 **_record(skill_id, insight_source)), self._lock:
             reason = required_text(reason, "reason")
             old = self._require(skill_id)
             if not soft:
@@ -286,7 +291,7 @@ class Skillbook:
 
         Raises `SkillNotFoundError` for an unknown id.
         """
-        with logfire.span("skillbook.purge", skill_id=skill_id), self._lock:
+        with tracing.memory_span("delete_memory", "PURGE", **_record(skill_id, None)), self._lock:
             return self._purge(self._require(skill_id))
 
     def set_embeddings(
@@ -301,7 +306,7 @@ class Skillbook:
         Raises `SkillNotFoundError` for an unknown id; `SkillbookError` for a bad vector or a
         dimension that differs from the others.
         """
-        with logfire.span("skillbook.set_embeddings", model=model, count=len(vectors)), self._lock:
+        with tracing.span("skillbook.set_embeddings", model=model, count=len(vectors)), self._lock:
             if not isinstance(model, str) or not model.strip():
                 raise SkillbookError(f"model must name the embedder, got {quote(model)}")
             text(model, "model")
@@ -346,7 +351,7 @@ class Skillbook:
         Raises what the failing operation raises (`SkillbookError`, `SkillNotFoundError`); the
         skillbook is then left as it was before the batch.
         """
-        with logfire.span("skillbook.apply_update", operations=len(batch.operations)), self._lock:
+        with tracing.span("skillbook.apply_update", operations=len(batch.operations)), self._lock:
             saved = dict(self._skills), dict(self._last_numbers)
             try:
                 return [self._apply(operation) for operation in batch.operations]
@@ -382,7 +387,7 @@ class Skillbook:
         is followed: the real file is replaced and its sidecar sits beside it.
         """
         path = Path(os.path.realpath(path))
-        with logfire.span("skillbook.save", path=str(path)) as span, self._save_lock:
+        with tracing.span("skillbook.save", path=str(path)) as span, self._save_lock:
             with self._lock:
                 skills = self.skills(include_inactive=True)
                 model = self._embedding_model
@@ -403,7 +408,7 @@ class Skillbook:
         field). A symlink is resolved first, so the sidecar is the one beside the real file.
         """
         path = Path(os.path.realpath(path))
-        with logfire.span("skillbook.load", path=str(path)) as span:
+        with tracing.span("skillbook.load", path=str(path)) as span:
             stored = decode_skillbook(read_limited(path, MAX_SKILLBOOK_BYTES), str(path))
             embeddings = read_embeddings(embedding_sidecar_path(path), len(stored.skills))
             skillbook = cls()
@@ -504,3 +509,13 @@ class Skillbook:
             self._embedding_model = model
             self._order = None
             self._log.record(skills, content=True)
+
+
+
+def _source_uid(source: InsightSource | None) -> dict[str, Any]:
+    """The span attribute naming the trace behind a mutation (absent: the enclosing step's, if any)."""
+    return {tracing.TRACE_UID: source.trace_uid} if source is not None else {}
+
+
+def _record(skill_id: str, source: InsightSource | None) -> dict[str, Any]:
+    return {tracing.MEMORY_RECORD_ID: skill_id, tracing.MEMORY_RECORD_COUNT: 1, **_source_uid(source)}
