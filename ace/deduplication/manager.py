@@ -27,8 +27,7 @@ import numpy as np
 
 from ace import tracing
 from ace.retrieval import Embedder, LiteLLMEmbedder, default_embedder, skill_index
-from ace.roles.provenance import DEDUP_SOURCE_SYSTEM, relation_for
-from ace.skillbook import InsightSource, Skill, Skillbook, UpdateOperation
+from ace.skillbook import DEDUP_SOURCE_SYSTEM, InsightSource, Skill, Skillbook, UpdateOperation
 
 __all__ = ["DeduplicationConfig", "DeduplicationManager", "DeduplicationReport", "DuplicatePair"]
 
@@ -192,7 +191,9 @@ def _merge(skillbook: Skillbook, keeper_id: str, other_id: str, score: float) ->
     for occurrence in other.occurrences:
         merged = occurrence
         if occurrence.source_system != DEDUP_SOURCE_SYSTEM:
-            merged = occurrence.replace(relation=relation_for(skillbook.get_skill(keeper_id), occurrence.trace_uid))
+            current = skillbook.get_skill(keeper_id)  # its primary trace may be the one absorbed just before
+            assert current is not None
+            merged = occurrence.replace(relation=current.relation_of(occurrence.trace_uid))
         skillbook.update_skill(keeper_id, insight_source=merged)
         operations.append(UpdateOperation(type="UPDATE", section=keeper.section, skill_id=keeper_id, insight_source=merged))
     reason = f"duplicate of {keeper_id} (similarity {score:.3f})"

@@ -20,7 +20,6 @@ from pydantic_ai.tools import ToolDefinition
 from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._code_tool import LazySandbox, format_execution
 from ace.roles._skill_dicts import skill_detail, skill_summary
-from ace.roles.provenance import relation_for
 from ace.skillbook import (
     InsightSource,
     Skillbook,
@@ -59,7 +58,7 @@ def _source_for(deps: SMDeps, operation_type: str, learning_text: str, skill_id:
     return deps.current_source.replace(
         operation_type=operation_type,
         learning_text=learning_text,
-        relation=relation_for(skill, deps.current_source.trace_uid),
+        relation="primary" if skill is None else skill.relation_of(deps.current_source.trace_uid),
     )
 
 

@@ -1,13 +1,8 @@
-"""Provenance rules shared by the SkillManager, UpdateStep and deduplication.
+"""Where in a trace a learning came from: the TraceRefs UpdateStep attaches to each source.
 
-Two rules (documented in docs/loop.md, "Provenance and trace identity"):
+The relation of a source to a skill (primary / supporting) is the skill's own rule:
+`Skill.primary_trace_uid` and `Skill.relation_of` (docs/loop.md, "Provenance and trace identity").
 
-- **Relation.** A skill has one primary trace: the trace of its first occurrence marked
-  `relation="primary"`, else (skills recorded before relations existed) of its first occurrence
-  with no relation. An occurrence from the primary trace, or the first one a skill gets, is
-  `"primary"`; an occurrence from any other trace is `"supporting"` (`relation_for`). The records
-  deduplication writes about itself (`source_system="ace-dedup"`) are not traces: they carry no
-  relation and are never primary.
 - **Trace refs.** `trace_refs_for` anchors a learning in the trace it came from: every text the
   reflection quotes (between double quotes, curly quotes or backticks, at least
   `_MIN_QUOTE_CHARS` long) that occurs in the trace, compared case- and whitespace-insensitively,
@@ -30,14 +25,10 @@ from typing import Any, Literal
 
 from ace.roles._trace_rendering import to_plain_data
 from ace.roles.outputs import ReflectorOutput
-from ace.skillbook import Skill, TraceRef
+from ace.skillbook import TraceRef
 
-__all__ = ["DEDUP_SOURCE_SYSTEM", "MAX_TRACE_REFS", "TRACE_EXCERPT_CHARS", "Relation", "primary_trace_uid", "relation_for", "trace_refs_for"]
+__all__ = ["MAX_TRACE_REFS", "TRACE_EXCERPT_CHARS", "trace_refs_for"]
 
-Relation = Literal["primary", "supporting"]
-
-DEDUP_SOURCE_SYSTEM = "ace-dedup"
-"""The source_system of deduplication's own records (a merge, not a trace)."""
 MAX_TRACE_REFS = 5
 """At most this many refs per learning (the first found, in the order the reflection cites them)."""
 TRACE_EXCERPT_CHARS = 200
@@ -48,24 +39,6 @@ _QUOTE = re.compile(r'"([^"\n]{%d,400})"|“([^”\n]{%d,400})”|`([^`\n]{%d,40
 _CITED_INDEX = re.compile(r"\[(\d{1,6})\]")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REFLECTION_TEXT = ("reasoning", "error_identification", "root_cause_analysis", "correct_approach", "key_insight")
-
-
-def primary_trace_uid(skill: Skill | None) -> str | None:
-    """The trace_uid of `skill`'s primary trace, or None when it has none yet."""
-    if skill is None or not skill.occurrences:
-        return None
-    traces = [o for o in skill.occurrences if o.source_system != DEDUP_SOURCE_SYSTEM]
-    for occurrence in traces:
-        if occurrence.relation == "primary":
-            return occurrence.trace_uid
-    unmarked = [o for o in traces if o.relation is None]
-    return unmarked[0].trace_uid if unmarked else None
-
-
-def relation_for(skill: Skill | None, trace_uid: str) -> Relation:
-    """`"primary"` when `trace_uid` is `skill`'s primary trace or the skill has none yet, else `"supporting"`."""
-    primary = primary_trace_uid(skill)
-    return "primary" if primary is None or primary == trace_uid else "supporting"
 
 
 @dataclass(frozen=True)

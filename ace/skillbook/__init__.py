@@ -6,7 +6,7 @@ See docs/skillbook.md. Main entry point: `Skillbook`; records: `Skill`, `Insight
 
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
-from ace.skillbook._provenance import InsightSource, OperationType, TraceRef
+from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, OperationType, Relation, TraceRef
 from ace.skillbook._reports import render_markdown, render_prompt
 from ace.skillbook._skill import (
     MAX_KEYWORD_LENGTH,
@@ -21,9 +21,11 @@ from ace.skillbook._sidecar import embedding_sidecar_path
 from ace.skillbook._view import SkillbookView
 
 __all__ = [
+    "DEDUP_SOURCE_SYSTEM",
     "InsightSource",
     "MAX_KEYWORD_LENGTH",
     "OperationType",
+    "Relation",
     "Section",
     "Skill",
     "SkillNotFoundError",

@@ -11,10 +11,14 @@ from ace.skillbook._checks import integer, optional_text, text
 from ace.skillbook._errors import SkillbookError
 from ace.untrusted import quote
 
-__all__ = ["OperationType", "InsightSource", "TraceRef"]
+__all__ = ["DEDUP_SOURCE_SYSTEM", "OperationType", "InsightSource", "Relation", "TraceRef"]
 
 OperationType = Literal["ADD", "UPDATE", "TAG", "REMOVE"]
 OPERATION_TYPES: frozenset[str] = frozenset(get_args(OperationType))
+Relation = Literal["primary", "supporting"]
+"""How a trace relates to a skill: its primary trace (the first that taught it) or a supporting one."""
+DEDUP_SOURCE_SYSTEM = "ace-dedup"
+"""The source_system of deduplication's own records (a merge, not a trace)."""
 
 
 def _int_tuple(values: Any, field: str) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ace.skillbook._checks import MAX_INTEGER, integer, required_text, text, timestamp
 from ace.skillbook._errors import SkillbookError
-from ace.skillbook._provenance import InsightSource
+from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, Relation
 from ace.untrusted import quote
 
 __all__ = [
@@ -195,6 +195,20 @@ class Skill:
         if self.keywords:
             parts.append(f"Keywords: {', '.join(self.keywords)}")
         return "\n\n".join(parts)
+
+    @property
+    def primary_trace_uid(self) -> str | None:
+        """The trace_uid of the skill's primary trace: the occurrence marked `primary`, else (for a
+        skill saved before relations were written) the first one without a relation; None when no
+        trace taught it yet. Deduplication's own records never count."""
+        traces = [o for o in self.occurrences if o.source_system != DEDUP_SOURCE_SYSTEM]
+        marked = [o for o in traces if o.relation == "primary"] or [o for o in traces if o.relation is None]
+        return marked[0].trace_uid if marked else None
+
+    def relation_of(self, trace_uid: str) -> Relation:
+        """`primary` when `trace_uid` is the skill's primary trace or it has none yet, else `supporting`."""
+        primary = self.primary_trace_uid
+        return "primary" if primary is None or primary == trace_uid else "supporting"
 
     def replace(self, **changes: Any) -> Skill:
         """A validated copy with `changes` applied."""

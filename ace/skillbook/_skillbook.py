@@ -514,7 +514,7 @@ class Skillbook:
 
 def _source_uid(source: InsightSource | None) -> dict[str, Any]:
     """The span attribute naming the trace behind a mutation (absent: the enclosing step's, if any)."""
-    return {tracing.TRACE_UID: source.trace_uid} if source is not None else {}
+    return {tracing.TRACE_UID: source.trace_uid} if isinstance(source, InsightSource) else {}
 
 
 def _record(skill_id: str, source: InsightSource | None) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from typing import Any
 from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 
 from ace.roles import ReflectorOutput, SkillManager
-from ace.roles.provenance import MAX_TRACE_REFS, TRACE_EXCERPT_CHARS, relation_for, trace_refs_for
+from ace.roles.provenance import MAX_TRACE_REFS, TRACE_EXCERPT_CHARS, trace_refs_for
 from ace.skillbook import InsightSource, Skillbook, TraceRef
 
 CONVERSATION = [
@@ -98,9 +98,9 @@ def test_relation_is_primary_for_the_first_trace_and_supporting_for_others() -> 
     skill = book.add_skill("context", "Refund rules", ["refund"], "Check the fare",
                            insight_source=InsightSource(source_system="tau2", trace_id="a"))  # no relation: older file
 
-    assert relation_for(None, "tau2:a") == "primary"
-    assert relation_for(skill, "tau2:a") == "primary"
-    assert relation_for(skill, "tau2:b") == "supporting"
+    assert skill.primary_trace_uid == "tau2:a"
+    assert skill.relation_of("tau2:a") == "primary"
+    assert skill.relation_of("tau2:b") == "supporting"
 
 
 def _returns(messages: list[Any], tool: str) -> list[Any]:

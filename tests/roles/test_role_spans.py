@@ -45,10 +45,13 @@ async def test_sm_session_span_contains_add_skill_tool_spans(
     spans, by_id = _spans(capfire)
     (session,) = [span for span in spans if span["name"] == "sm.session"]
     tool_spans = [span for span in spans if span["attributes"].get("gen_ai.tool.name") == "add_skill"]
-    mutation_spans = [span for span in spans if span["name"] == "skillbook.add_skill"]
+    mutation_spans = [span for span in spans if span["name"] == "create_memory skillbook"]
     assert len(tool_spans) == 1 and len(mutation_spans) == 1
     assert _descends_from(tool_spans[0], session, by_id)
     assert _descends_from(mutation_spans[0], tool_spans[0], by_id)
+    created = mutation_spans[0]["attributes"]
+    assert created["gen_ai.memory.record.id"] == skillbook.skills()[0].id
+    assert created["ace.trace_uid"] == source.trace_uid
 
 
 async def test_rr_session_span_contains_execute_code_tool_spans(capfire: CaptureLogfire, script) -> None:
