@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import reprlib
 from typing import Any
 
@@ -27,6 +28,7 @@ MAX_QUOTE_CHARS = 200
 MAX_JSON_DEPTH = 64
 """Nesting depth of arrays and objects accepted by `parse_json` (no format of ours needs more than ~8)."""
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SHORT_REPR = reprlib.Repr()
 _SHORT_REPR.maxstring = _SHORT_REPR.maxother = MAX_QUOTE_CHARS
 _SHORT_REPR.maxlevel = 3
@@ -88,6 +90,8 @@ def parse_json(data: str | bytes, what: str, *, max_depth: int = MAX_JSON_DEPTH)
     except ValueError as exc:  # integer string conversion limit
         raise UntrustedInputError(f"{what} holds a number that cannot be read: {quote(str(exc), 120)}") from None
     _check_depth(value, what, max_depth)
+    if _SURROGATE_ESCAPE.search(data) is None:
+        return value  # valid UTF-8 text without a \uD800-\uDFFF escape cannot decode to a lone surrogate
     try:
         json.dumps(value, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
