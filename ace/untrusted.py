@@ -13,6 +13,8 @@ import re
 import reprlib
 from typing import Any
 
+from ace.errors import AceError
+
 __all__ = [
     "MAX_JSON_DEPTH",
     "MAX_QUOTE_CHARS",
@@ -34,7 +36,7 @@ _SHORT_REPR.maxstring = _SHORT_REPR.maxother = MAX_QUOTE_CHARS
 _SHORT_REPR.maxlevel = 3
 
 
-class UntrustedInputError(ValueError):
+class UntrustedInputError(AceError, ValueError):
     """Input from outside the process is malformed. The message says what and where, one line."""
 
 

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic_ai.usage import RunUsage
 
+from ace.errors import AceError
+
 __all__ = ["AgenticConfig", "BudgetExhausted"]
 
 
@@ -70,7 +72,7 @@ class AgenticConfig:
             raise ValueError(f"max_depth must be >= 0, got {self.max_depth}")
 
 
-class BudgetExhausted(Exception):
+class BudgetExhausted(AceError):
     """A session ran out of its request or token budget before the model produced its output.
 
     `usage` is the session's usage when it stopped (children included); `limit` says which budget ran

@@ -22,13 +22,14 @@ import time
 from typing import Any
 
 from ace.agentic._sandbox_worker import FRAME_MAGIC, LENGTH_BYTES, NONCE_BYTES
+from ace.errors import AceError
 
 __all__ = ["Channel", "FrameError"]
 
 _CHUNK = 1 << 16
 
 
-class FrameError(Exception):
+class FrameError(AceError):
     """The worker's reply stream held an invalid frame for the current request."""
 
 

@@ -45,6 +45,7 @@ from typing import Any
 
 from ace.agentic._sandbox_channel import Channel, FrameError
 from ace.agentic._sandbox_worker import MARKER_ROOM, cut
+from ace.errors import AceError
 
 __all__ = [
     "DEFAULT_IMPORTS", "DEFAULT_MAX_OUTPUT_CHARS", "ExecutionResult", "Sandbox", "SandboxConfinementWarning",
@@ -67,7 +68,7 @@ _STARTUP_TIMEOUT_S = 30.0
 _RESULT_FIELDS = {"stdout": str, "stderr": str, "memory_exceeded": bool, "truncated": bool}
 
 
-class SandboxError(RuntimeError):
+class SandboxError(AceError, RuntimeError):
     """The sandbox could not start its worker (or could not confine it), or was given data it cannot hold."""
 
 

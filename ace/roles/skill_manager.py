@@ -14,6 +14,7 @@ from pydantic_ai.models import Model
 
 from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
 from ace.agentic.sandbox import Sandbox
+from ace.errors import AceError
 from ace.models import RecoveryEvent, RequestSettings
 from ace.retrieval import Embedder
 from ace.roles._code_tool import LazySandbox, default_sandbox
@@ -31,7 +32,7 @@ encounters one (a rule the model follows, as seed 002 asks; no code removes skil
 _SINGLE_PASS_REASONING = "(single tool-call pass: the session ended without finalize)"
 
 
-class SkillManagerIncompleteError(RuntimeError):
+class SkillManagerIncompleteError(AceError, RuntimeError):
     """The SkillManager session stopped before `finalize` (budget exhausted, model misbehaving).
 
     The skillbook keeps the mutations applied before the stop; they are listed in `operations`.

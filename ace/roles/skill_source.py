@@ -19,6 +19,7 @@ import asyncio
 import threading
 from typing import Literal, get_args
 
+from ace.errors import AceError
 from ace.retrieval.matching import SkillMatcher
 from ace.roles.injected_skills import InjectedSkills
 from ace.skillbook import Skill, Skillbook, SkillbookView
@@ -45,7 +46,7 @@ _CATALOG_HEADER = (
 )
 
 
-class UnknownSkillError(ValueError):
+class UnknownSkillError(AceError, ValueError):
     """`read_skill` named an id that is not an active skill of the catalog; the message lists the
     ids that are (an agent's tool returns it to the model so it can correct the call)."""
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from ace.errors import AceError
 from ace.untrusted import quote
 
 __all__ = ["SkillbookError", "SkillbookFormatError", "SkillNotFoundError"]
 
 
-class SkillbookError(ValueError):
-    """A value breaks a skillbook invariant (bad section, empty issue, missing insight, ...).
+class SkillbookError(AceError, ValueError):
+    """A value breaks a skillbook invariant (bad section, empty issue, missing insight, ...), or a
+    mutation does not apply to the skill (e.g. activating one that is active).
 
-    The message names the field and the offending value; fix the input and call again.
+    The message names the field and the offending value; fix the input and call again. Base class
+    of `SkillbookFormatError` and `SkillNotFoundError`, so `except SkillbookError` catches every
+    error the skillbook raises on purpose.
     """
 
 
@@ -23,8 +27,12 @@ class SkillbookFormatError(SkillbookError):
     """
 
 
-class SkillNotFoundError(KeyError):
-    """No skill has the given id. Check the id (e.g. `context-00001`) against `Skillbook.skills()`."""
+class SkillNotFoundError(SkillbookError, KeyError):
+    """No skill has the given id. Check the id (e.g. `context-00001`) against `Skillbook.skills()`.
+
+    Also a `KeyError` (a lookup by id failed), and a `ValueError` through `SkillbookError`; its
+    message reads `no skill with id '<id>'` (not `KeyError`'s quoted repr).
+    """
 
     def __init__(self, skill_id: str) -> None:
         super().__init__(skill_id)

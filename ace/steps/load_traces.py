@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ace.errors import AceError
 from ace.steps.context import ACEStepContext
 from ace.untrusted import UntrustedInputError, parse_json, quote
 
@@ -41,7 +42,7 @@ MAX_TRACE_FILE_BYTES = 100 * 2**20
 _SUFFIXES = frozenset({".json", ".jsonl"})
 
 
-class TraceFileError(ValueError):
+class TraceFileError(AceError, ValueError):
     """A trace file (or one trace in it) cannot be used: missing, unreadable, too large, not valid
     JSON / JSONL, or not the shape of a trace file (e.g. a tau2 Results file whose `simulations`
     is not a list of simulation objects). The message names the file, the line or simulation, and

@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from ace.errors import AceError
 from ace.roles import SKILL_INJECTIONS
 from ace.untrusted import quote
 from ace_eval.e2e.config import E2EConfig, Role
@@ -44,7 +45,7 @@ OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
 _AWS_KEYS = frozenset({"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"})
 
 
-class E2EInputError(ValueError):
+class E2EInputError(AceError, ValueError):
     """A setting or an input file of `ace-eval e2e` is wrong; found before any model is called.
     The message names the problem and the fix."""
 

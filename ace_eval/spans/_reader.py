@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ace.errors import AceError
+
 __all__ = ["MAX_TEXT_CHARS", "ReadResult", "Span", "SpanFileError", "read_spans"]
 
 MAX_TEXT_CHARS = 8000
@@ -26,7 +28,7 @@ _DROPPED_GEN_AI_KEYS = frozenset(
 _ERROR_CODES = frozenset({2, "2", "STATUS_CODE_ERROR"})
 
 
-class SpanFileError(Exception):
+class SpanFileError(AceError):
     """The file is not OTLP JSON lines, or a complete line in it is not a valid export request.
 
     The message names the file and line; fix the path or regenerate the file.

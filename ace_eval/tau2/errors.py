@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import ValidationError
 
+from ace.errors import AceError
 from ace.untrusted import quote
 
 __all__ = [
@@ -16,7 +17,7 @@ __all__ = [
 ]
 
 
-class Tau2Error(Exception):
+class Tau2Error(AceError):
     """Base class of every error the tau2 harness raises on bad input."""
 
 

@@ -6,6 +6,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from ace.errors import AceError
+
 __all__ = ["RerankCandidate", "RerankError", "Reranker", "match_text"]
 
 
@@ -15,7 +17,7 @@ def match_text(issue: str, keywords: Iterable[str]) -> str:
     return f"{issue}\nKeywords: {labels}"
 
 
-class RerankError(RuntimeError):
+class RerankError(AceError, RuntimeError):
     """A reranker could not score the shortlist (model file, provider, or malformed model output).
 
     The original exception is chained as `__cause__`. The matcher never falls back to the recall

@@ -1,0 +1,107 @@
+"""One error root: every error class of ace and ace_eval is an `AceError`, and keeps its built-in base."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+from types import ModuleType
+
+import pytest
+
+import ace
+import ace_eval
+from ace.errors import AceError
+from ace.skillbook import Skillbook, SkillbookError, SkillbookFormatError, SkillNotFoundError
+
+
+def _modules(public_only: bool) -> list[ModuleType]:
+    modules = []
+    for package in (ace, ace_eval):
+        for info in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            private = any(part.startswith("_") for part in info.name.split(".")[1:])
+            if public_only and private:
+                continue
+            modules.append(importlib.import_module(info.name))
+    return modules
+
+
+def _is_error(value: object) -> bool:
+    return inspect.isclass(value) and issubclass(value, BaseException) and not issubclass(value, Warning)
+
+
+def _exported_errors() -> set[type[BaseException]]:
+    return {
+        getattr(module, name)
+        for module in _modules(public_only=True)
+        for name in getattr(module, "__all__", ())
+        if _is_error(getattr(module, name))
+    }
+
+
+def _defined_errors() -> set[type[BaseException]]:
+    return {
+        value
+        for module in _modules(public_only=False)
+        for value in vars(module).values()
+        if _is_error(value) and value.__module__ == module.__name__
+    }
+
+
+def test_every_exported_error_of_a_public_module_is_an_ace_error() -> None:
+    errors = _exported_errors()
+
+    assert len(errors) >= 25  # the walk found the family, not an empty list
+    assert sorted(e.__qualname__ for e in errors if not issubclass(e, AceError)) == []
+
+
+def test_every_error_class_defined_anywhere_in_ace_or_ace_eval_is_an_ace_error() -> None:
+    # Private modules too: an error raised from one reaches callers all the same.
+    assert sorted(f"{e.__module__}.{e.__qualname__}" for e in _defined_errors() if not issubclass(e, AceError)) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "name", "builtin"),
+    [
+        ("ace.skillbook", "SkillbookError", ValueError),
+        ("ace.skillbook", "SkillbookFormatError", ValueError),
+        ("ace.skillbook", "SkillNotFoundError", KeyError),
+        ("ace.untrusted", "UntrustedInputError", ValueError),
+        ("ace.agentic.sandbox", "SandboxError", RuntimeError),
+        ("ace.retrieval.embedder", "EmbeddingError", RuntimeError),
+        ("ace.retrieval.rerankers", "RerankError", RuntimeError),
+        ("ace.retrieval.local_embedder", "ModelChecksumError", RuntimeError),
+        ("ace.models", "ModelResolutionError", ValueError),
+        ("ace.roles.skill_source", "UnknownSkillError", ValueError),
+        ("ace.roles.skill_manager", "SkillManagerIncompleteError", RuntimeError),
+        ("ace.steps.load_traces", "TraceFileError", ValueError),
+        ("ace_eval.e2e.preflight", "E2EInputError", ValueError),
+    ],
+)
+def test_an_error_keeps_the_builtin_base_callers_already_catch(module: str, name: str, builtin: type) -> None:
+    error = getattr(importlib.import_module(module), name)
+
+    assert issubclass(error, AceError) and issubclass(error, builtin)
+
+
+def test_unknown_skill_is_a_skillbook_error_and_still_a_key_error_with_a_readable_message() -> None:
+    with pytest.raises(SkillbookError) as caught:
+        Skillbook().tag_skill("context-00042", 1)
+
+    error = caught.value
+    assert isinstance(error, SkillNotFoundError) and isinstance(error, KeyError)
+    assert str(error) == "no skill with id 'context-00042'"
+    assert error.skill_id == "context-00042" and error.args == ("context-00042",)
+
+
+def test_one_except_clause_catches_skillbook_and_pipeline_errors_alike() -> None:
+    from ace.pipeline import Pipeline
+
+    caught = []
+    for fail in (lambda: Skillbook.from_dict({"schema_version": "1"}), lambda: Pipeline([object()])):
+        try:
+            fail()
+        except AceError as error:
+            caught.append(type(error).__name__)
+
+    assert caught == [SkillbookFormatError.__name__, "PipelineConfigError"]
