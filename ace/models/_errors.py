@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ace.errors import AceError
+
 __all__ = ["ModelResolutionError"]
 
 VALID_MODEL_EXAMPLES = (
@@ -14,7 +16,7 @@ VALID_MODEL_EXAMPLES = (
 )
 
 
-class ModelResolutionError(ValueError):
+class ModelResolutionError(AceError, ValueError):
     """A model name (or its arguments) cannot be turned into a pydantic-ai model.
 
     The message names the offending value and lists valid examples; fix the model string.
