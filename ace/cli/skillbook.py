@@ -1,4 +1,4 @@
-"""`ace skillbook ...`: inspect a skillbook file, export it to Markdown, purge a skill."""
+"""`ace skillbook ...`: inspect a skillbook file, export it to Markdown, activate or purge a skill."""
 
 from __future__ import annotations
 
@@ -40,6 +40,11 @@ def register(subparsers: Any) -> None:
     export.add_argument("path", type=Path, help="skillbook JSON file")
     export.add_argument("-o", "--output", type=Path, required=True, help="Markdown file to write")
     export.set_defaults(handler=_export_md)
+
+    activate = commands.add_parser("activate", help="re-activate an inactive skill (promote a draft)")
+    activate.add_argument("path", type=Path, help="skillbook JSON file")
+    activate.add_argument("skill_id", help="e.g. context-00001")
+    activate.set_defaults(handler=_activate)
 
     purge = commands.add_parser("purge", help="delete a skill for good (its id is never reused)")
     purge.add_argument("path", type=Path, help="skillbook JSON file")
@@ -94,6 +99,17 @@ def _export_md(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CommandError(terminal_text(f"{args.output}: cannot write ({exc.strerror})", one_line=True)) from None
     print(terminal_text(f"wrote {args.output}"))
+    return 0
+
+
+def _activate(args: argparse.Namespace) -> int:
+    load_skillbook(args.path)  # a missing or malformed file is a one-line error, not an empty skillbook
+    with Skillbook.locked(args.path) as skillbook:
+        skill = _require(skillbook, args.skill_id, args.path)
+        if skill.active:
+            raise CommandError(terminal_text(f"{args.path}: {args.skill_id} is already active", one_line=True))
+        skillbook.activate_skill(args.skill_id)
+    print(terminal_text(f"activated {args.skill_id} in {args.path}"))
     return 0
 
 

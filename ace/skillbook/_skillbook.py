@@ -286,6 +286,25 @@ class Skillbook:
                 insight_source = insight_source.replace(learning_text=reason.strip())
             return self._store(old.replace(active=False, **self._trail(old, insight_source, "REMOVE")), content=True)
 
+    def activate_skill(self, skill_id: str, *, insight_source: InsightSource | None = None) -> Skill:
+        """Re-activate an inactive skill (a draft promoted, a soft-removal undone) and return it.
+
+        Its content, counters and history are kept; from now on it is listed, injected and matched
+        again (indexes see the change through `changed_ids_since(..., content_only=True)`). Given a
+        source, an UPDATE occurrence is appended whose learning_text starts with "re-activated"
+        (the schema has no ACTIVATE operation type; the span's `ace.skillbook.operation` is
+        ACTIVATE). Raises `SkillNotFoundError` for an unknown id and `SkillbookError` when the
+        skill is already active (there is nothing to promote: check the id).
+        """
+        with tracing.memory_span("update_memory", "ACTIVATE", **_record(skill_id, insight_source)), self._lock:
+            old = self._require(skill_id)
+            if old.active:
+                raise SkillbookError(f"skill {quote(skill_id)} is already active; only an inactive skill can be activated")
+            if insight_source is not None:
+                note = insight_source.learning_text
+                insight_source = insight_source.replace(learning_text=f"re-activated: {note}" if note else "re-activated")
+            return self._store(old.replace(active=True, **self._trail(old, insight_source, "UPDATE")), content=True)
+
     def purge(self, skill_id: str) -> Skill:
         """Delete a skill for good and return it (operator use; its id is never reused).
 

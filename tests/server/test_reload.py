@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import logging
 
-from ace.skillbook import Skillbook
-
 from matching.fixture_skills import PYTEST_UTC, PYTEST_UTC_ISSUE, ROOM_BOOKING_TASK, add_room_booking_skill
 
 
@@ -32,9 +30,8 @@ def test_skill_added_by_a_save_is_listed_and_matched_without_restart(client, ski
 def test_reactivated_skill_matches_its_own_issue_after_the_file_changes(client, skillbook, skillbook_path):
     assert PYTEST_UTC not in ids(client.get("/memory/skills", params={"task": PYTEST_UTC_ISSUE}))
 
-    document = skillbook.to_dict()
-    document["skills"][PYTEST_UTC]["active"] = True
-    Skillbook.from_dict(document).save_to_file(skillbook_path)
+    skillbook.activate_skill(PYTEST_UTC)
+    skillbook.save_to_file(skillbook_path)
 
     assert ids(client.get("/memory/skills", params={"task": PYTEST_UTC_ISSUE}))[:1] == [PYTEST_UTC]
 

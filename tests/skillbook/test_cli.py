@@ -88,7 +88,22 @@ def test_purge_without_yes_refuses_and_keeps_the_skill(capsys, book_path: Path) 
     assert Skillbook.load_from_file(book_path).get_skill("context-00002") is not None
 
 
-@pytest.mark.parametrize("command", [["sources", "{path}", "context-00042"], ["purge", "{path}", "context-00042", "--yes"]])
+def test_activate_re_activates_an_inactive_skill_in_the_file(capsys, book_path: Path) -> None:
+    code, out, _ = _run(capsys, "activate", str(book_path), "context-00002")
+    assert code == 0 and "activated context-00002" in out
+    skill = Skillbook.load_from_file(book_path).get_skill("context-00002")
+    assert skill.active and [o.operation_type for o in skill.occurrences] == []
+
+
+def test_activate_an_active_skill_is_a_one_line_error_and_leaves_the_file_alone(capsys, book_path: Path) -> None:
+    before = book_path.read_bytes()
+    code, _, err = _run(capsys, "activate", str(book_path), "context-00001")
+    assert (code, err.count("\n")) == (2, 1) and "already active" in err
+    assert book_path.read_bytes() == before
+
+
+@pytest.mark.parametrize("command", [["sources", "{path}", "context-00042"], ["purge", "{path}", "context-00042", "--yes"],
+                                     ["activate", "{path}", "context-00042"]])
 def test_unknown_skill_id_is_a_one_line_error(capsys, book_path: Path, command: list[str]) -> None:
     code, _, err = _run(capsys, *[part.format(path=book_path) for part in command])
     assert code == 2 and err.count("\n") == 1 and "context-00042" in err

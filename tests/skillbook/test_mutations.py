@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ace.skillbook import InsightSource, Skill, Skillbook
+from ace.skillbook import InsightSource, Skill, Skillbook, SkillbookError, SkillNotFoundError
 
 
 def _old_skill_book() -> Skillbook:
@@ -123,6 +123,44 @@ def test_soft_remove_deactivates_and_keeps_the_skill(skillbook: Skillbook) -> No
     skillbook.remove_skill("context-00001", "outdated")
     assert [s.id for s in skillbook.skills()] == ["harness-00001"]
     assert skillbook.get_skill("context-00001").active is False
+
+
+def test_activate_skill_brings_a_soft_removed_skill_back_with_its_history(skillbook: Skillbook, source: InsightSource) -> None:
+    skillbook.tag_skill("context-00001", 1)
+    removed = skillbook.remove_skill("context-00001", "outdated", insight_source=source)
+
+    activated = skillbook.activate_skill("context-00001", insight_source=source.replace(trace_id="task-8"))
+
+    assert [s.id for s in skillbook.skills()] == ["context-00001", "harness-00001"]
+    assert activated.active and skillbook.get_skill("context-00001") is activated
+    assert (activated.issue, activated.insight, activated.helpful_count) == (removed.issue, removed.insight, 1)
+    assert [(o.operation_type, o.trace_id) for o in activated.occurrences] == [("REMOVE", "task-7"), ("UPDATE", "task-8")]
+    assert activated.occurrences[-1].learning_text == "re-activated: cabin class is all-or-nothing"
+    assert activated.updated_at >= removed.updated_at
+
+
+def test_activate_skill_says_re_activated_when_the_source_has_no_learning_text(skillbook: Skillbook, source: InsightSource) -> None:
+    skillbook.remove_skill("harness-00001", "stale")
+    skill = skillbook.activate_skill("harness-00001", insight_source=source.replace(learning_text=None))
+    assert skill.occurrences[-1].learning_text == "re-activated"
+
+
+def test_activate_skill_keeps_the_embedding(skillbook: Skillbook) -> None:
+    skillbook.set_embeddings({"context-00001": [1.0, 0.0]}, model="m")
+    skillbook.remove_skill("context-00001", "outdated")
+    assert skillbook.activate_skill("context-00001").embedding is not None
+
+
+def test_activating_an_active_skill_raises_and_changes_nothing(skillbook: Skillbook) -> None:
+    version = skillbook.version
+    with pytest.raises(SkillbookError, match="context-00001.*already active"):
+        skillbook.activate_skill("context-00001")
+    assert skillbook.version == version
+
+
+def test_activating_an_unknown_skill_raises_skill_not_found(skillbook: Skillbook) -> None:
+    with pytest.raises(SkillNotFoundError, match="no skill with id 'context-00042'"):
+        skillbook.activate_skill("context-00042")
 
 
 def test_hard_remove_deletes_the_skill(skillbook: Skillbook) -> None:

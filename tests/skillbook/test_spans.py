@@ -24,6 +24,7 @@ def test_each_mutation_is_one_memory_span_with_the_skill_id_and_operation(capfir
     book.tag_skill("context-00001", -1)
     book.mark_used(["context-00001", "context-00001"])
     book.remove_skill("context-00001", "stale")
+    book.activate_skill("context-00001")
     book.purge("context-00001")
     assert [(s["name"], s["attributes"]["ace.skillbook.operation"], s["attributes"].get("gen_ai.memory.record.id"))
             for s in _memory_spans(capfire)] == [
@@ -32,6 +33,7 @@ def test_each_mutation_is_one_memory_span_with_the_skill_id_and_operation(capfir
         ("update_memory skillbook", "TAG", "context-00001"),
         ("update_memory skillbook", "MARK_USED", None),
         ("delete_memory skillbook", "REMOVE", "context-00001"),
+        ("update_memory skillbook", "ACTIVATE", "context-00001"),
         ("delete_memory skillbook", "PURGE", "context-00001"),
     ]
     spans = _memory_spans(capfire)

@@ -26,6 +26,7 @@ from ace.skillbook._changelog import ChangeLog
         (lambda b: b.tag_skill("harness-00001", 1), "harness-00001"),
         (lambda b: b.remove_skill("harness-00001", "stale"), "harness-00001"),
         (lambda b: b.purge("harness-00001"), "harness-00001"),
+        (lambda b: b.activate_skill(b.remove_skill("harness-00001", "stale").id), "harness-00001"),
         (lambda b: b.mark_used(["harness-00001"]), "harness-00001"),
         (lambda b: b.set_embeddings({"harness-00001": [1.0, 0.0]}, model="m"), "harness-00001"),
         (
@@ -33,7 +34,7 @@ from ace.skillbook._changelog import ChangeLog
             "harness-00001",
         ),
     ],
-    ids=["add", "update", "tag", "remove", "purge", "mark_used", "set_embeddings", "apply_update"],
+    ids=["add", "update", "tag", "remove", "purge", "remove+activate", "mark_used", "set_embeddings", "apply_update"],
 )
 def test_every_mutation_bumps_version_and_reports_the_changed_id(skillbook: Skillbook, mutate, changed_id: str) -> None:
     before = skillbook.version
@@ -64,6 +65,13 @@ def test_content_only_ignores_counters_and_embeddings(skillbook: Skillbook) -> N
     skillbook.mark_used(["context-00001"])
     skillbook.set_embeddings({"context-00001": [1.0]}, model="m")
     skillbook.remove_skill("harness-00001", "stale")
+    assert skillbook.changed_ids_since(before, content_only=True) == {"harness-00001"}
+
+
+def test_activation_is_a_content_change_so_indexes_refresh_the_skill(skillbook: Skillbook) -> None:
+    skillbook.remove_skill("harness-00001", "stale")
+    before = skillbook.version
+    skillbook.activate_skill("harness-00001")
     assert skillbook.changed_ids_since(before, content_only=True) == {"harness-00001"}
 
 
