@@ -22,7 +22,7 @@ import numpy as np
 os.environ.setdefault("LOGFIRE_IGNORE_NO_CONFIG", "1")
 
 from ace.retrieval import Embedder, SkillIndex, default_embedder  # noqa: E402
-from ace.retrieval._lexical import terms_of  # noqa: E402
+from ace.retrieval._terms import terms_of  # noqa: E402
 from ace.skillbook import Skillbook  # noqa: E402
 
 DOMAINS = ["airline", "retail", "telecom", "banking", "insurance", "hotel", "rail", "car_rental"]

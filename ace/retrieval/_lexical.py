@@ -7,33 +7,19 @@ skills it measured 2.9 ms p50 per query (6.4 ms in a busier run) against bm25s's
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import bm25s
 import numpy as np
-import Stemmer
-from bm25s.tokenization import STOPWORDS_EN
 
-__all__ = ["LexicalIndex", "terms_of"]
-
-# Runs of 2+ letters/digits; `_` splits too, so the keyword `booking_api` also matches "booking".
-_TERM = re.compile(r"[^\W_]{2,}")
-_STOPWORDS = frozenset(STOPWORDS_EN)
-_STEMMER = Stemmer.Stemmer("english")
-
-
-def terms_of(text: str) -> list[str]:
-    """The BM25 terms of `text`: lowercased alphanumeric runs of 2+ characters, English stopwords
-    out, Snowball-stemmed (so "refunds" matches "refund" and "rebooking" matches "rebook")."""
-    return _STEMMER.stemWords([term for term in _TERM.findall(text.lower()) if term not in _STOPWORDS])
+__all__ = ["LexicalIndex"]
 
 
 class LexicalIndex:
     """An immutable BM25 (Lucene variant, k1=1.5, b=0.75) index over documents given as term lists."""
 
     def __init__(self, documents: Sequence[list[str]]) -> None:
-        """Index `documents` (each a list of terms, from `terms_of`); document i is row i."""
+        """Index `documents` (each a list of terms, from `_terms.terms_of`); document i is row i."""
         self._size = len(documents)
         self._bm25: bm25s.BM25 | None = None
         if any(documents):

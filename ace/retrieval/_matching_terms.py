@@ -1,39 +1,22 @@
-"""Lexical evidence for task -> skill matching: normalised terms and IDF-weighted field coverage.
-
-Terms are lowercase alphanumeric runs (keyword `pod_debugging` gives `pod`, `debug`) with English
-stopwords dropped, stemmed with Snowball (PyStemmer), so a task that says "match a competitor's
-price" meets a skill that says "price matching".
-"""
+"""Lexical evidence for task -> skill matching: the terms of a skill's fields and IDF-weighted
+coverage. Terms come from the tokeniser BM25 search uses too (`_terms`), taken as sets here."""
 
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-import Stemmer
+from . import _terms
 
 __all__ = ["COVERAGE_PRIOR", "FieldTerms", "TermStatistics", "field_terms", "terms_of"]
 
-_WORD = re.compile(r"[^\W_]+")
-_STOPWORDS = frozenset(
-    """a about after again all also am an and any are as at be been before being both but by can
-    cannot could did do does doing done down during each even every few for from further had has have
-    having he her here hers him his how i if in into is it its itself just me more most my no nor not
-    now of off on once only or other our ours out over own same she should so some such than that the
-    their theirs them then there these they this those through to too under until up us very was we
-    were what when where which while who whom why will with would you your yours via per""".split()
-)
-_STEMMER = Stemmer.Stemmer("english")
-
 
 def terms_of(text: str) -> frozenset[str]:
-    """The distinct stemmed content terms of `text` (2+ characters, stopwords dropped)."""
-    words = [word for word in _WORD.findall(text.lower()) if len(word) > 1 and word not in _STOPWORDS]
-    return frozenset(_STEMMER.stemWords(words))
+    """The distinct terms of `text` (the shared tokeniser, `_terms.terms_of`, as a set)."""
+    return frozenset(_terms.terms_of(text))
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ import numpy as np
 
 from ace.skillbook import skill_id_order
 
-from ._lexical import LexicalIndex, terms_of
+from ._lexical import LexicalIndex
+from ._terms import terms_of
 
 __all__ = ["IndexRow", "IndexSnapshot", "row_for"]
 

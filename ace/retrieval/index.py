@@ -12,7 +12,7 @@ import numpy as np
 from ace import tracing
 from ace.skillbook import Skill, Skillbook, SkillbookView, normalize_keywords
 
-from ._lexical import terms_of
+from ._terms import terms_of
 from ._snapshot import IndexSnapshot, row_for
 from .embedder import Embedder, checked_embed
 from .fusion import reciprocal_rank_fusion

@@ -1,137 +1,84 @@
-"""Seed 003's acceptance list on the fixture of conftest.py, with the real offline models.
+"""Acceptance on a held-out set (`heldout_set.py`): skills and tasks written independently of the
+dev set the reranker was fitted on, scored with the real offline models and shipped defaults.
 
-The floor and weights were calibrated on shared/fixtures/matching_dev.json only; nothing here was
-tuned on these skills.
+Measured when the set was written, before any threshold was chosen (limit 3, 37 tasks, 18 with no
+expected skill): F1 0.923 (precision 0.947, recall 0.900), top-1 0.895, abstention 0.944 (17/18),
+no inactive skill returned. The misses: the DNS task with no error string ("we moved the site ...
+half the office still lands on the old box") and the cron task are not matched, and "write a
+Terraform module ..." returns the Terraform state-lock skill. The thresholds below sit one more
+miss (F1) or one more false positive (abstention) below those figures. Nothing was tuned on this
+set; if the matcher changes, re-measure rather than edit the set.
 """
 
 from __future__ import annotations
 
-from .fixture_skills import (
-    CRASHLOOP,
-    EXCEL_DATES,
-    GLIBC_MUSL,
-    HELM_ISSUE,
-    HELM_PENDING,
-    INTEGER_DIVISION,
-    LOCKFILES,
-    PYTEST_UTC,
-    PYTEST_UTC_ISSUE,
-    RATE_LIMIT,
-    RATE_LIMIT_TWIN,
-    ROOM_BOOKING_TASK,
-    add_room_booking_skill,
-)
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
 
 from ace.retrieval.matching import SkillMatcher
 
-POD_DEBUGGING_TASK = "The worker pod is in CrashLoopBackOff and kubectl logs prints nothing. Find out why it crashes."
-RELEVANT_TASKS = {
-    POD_DEBUGGING_TASK: CRASHLOOP,
-    "Merging main into my branch leaves conflicts in poetry.lock. Resolve them so it installs cleanly.": LOCKFILES,
-    "Compute purchases/visits per campaign in our SQLite database; every conversion rate comes back as 0.": INTEGER_DIVISION,
-    "The 'Invoice Date' column from the vendor's xlsx loads as numbers like 45231.": EXCEL_DATES,
-    "Our API container (python:3.12 builder, alpine runtime) dies on startup with 'Error relocating _rust.abi3.so'.": GLIBC_MUSL,
-}
-UNRELATED_TASKS = [
-    "Update the README changelog for release 2.4.0 using the merged PR list.",
-    "Write a haiku about autumn leaves.",
-    "Recommend a SQL style guide for our analysts.",
-]
-WEAKLY_RELATED_TASK = "Explain to a new engineer what a Kubernetes pod is."
-RATE_LIMIT_TASK = "Our eval run with 32 parallel workers died halfway with 'Error code: 429 - rate_limit_exceeded'. Rerun it."
+from .heldout_set import EXPECTED, GRADLE, NGINX, SHELL_TOOL, SHELL_TOOL_TWIN, SKILLS, build_heldout_skillbook
+
+DEV_SET = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "matching_dev.json"
+LIMIT = 3
+MIN_F1 = 0.89  # measured 0.923
+MIN_ABSTENTION = 0.88  # measured 0.944 (17 of 18 tasks with nothing expected)
 
 
-def ids(matches) -> list[str]:
-    return [match.skill_id for match in matches]
+@pytest.fixture(scope="module")
+def returned(embedder) -> dict[str, list[str]]:
+    matcher = SkillMatcher(build_heldout_skillbook(), embedder=embedder)
+    return {task: [match.skill_id for match in matcher.match(task, limit=LIMIT)] for task in EXPECTED}
 
 
-def test_pod_debugging_task_returns_the_crashloop_skill_alone(skillbook, embedder):
-    matches = SkillMatcher(skillbook, embedder=embedder).match(POD_DEBUGGING_TASK)
-
-    assert ids(matches) == [CRASHLOOP]
-    assert matches[0].matched_on == "issue"
-    assert matches[0].section == "context"
-    assert matches[0].keywords == ("k8s", "pod_debugging", "crashloopbackoff", "logs")
-
-
-def test_each_relevant_task_returns_exactly_its_skill(skillbook, embedder):
-    matcher = SkillMatcher(skillbook, embedder=embedder)
-
-    assert {task: ids(matcher.match(task)) for task in RELEVANT_TASKS} == {
-        task: [skill_id] for task, skill_id in RELEVANT_TASKS.items()
-    }
+def _f1(returned: dict[str, list[str]]) -> float:
+    """Micro F1 of returned ids against the expected ones over all tasks."""
+    true_positives = sum(len(set(returned[task]) & set(gold)) for task, gold in EXPECTED.items())
+    returned_count = sum(len(ids) for ids in returned.values())
+    expected_count = sum(len(gold) for gold in EXPECTED.values())
+    return 2 * true_positives / (returned_count + expected_count)
 
 
-def test_unrelated_tasks_return_empty(skillbook, embedder):
-    matcher = SkillMatcher(skillbook, embedder=embedder)
-
-    assert [matcher.match(task) for task in UNRELATED_TASKS] == [[], [], []]
+def test_heldout_f1_is_at_least_the_measured_level(returned):
+    assert _f1(returned) >= MIN_F1
 
 
-def test_task_repeating_an_inactive_skills_issue_verbatim_returns_empty(skillbook, embedder):
-    matcher = SkillMatcher(skillbook, embedder=embedder)
+def test_heldout_tasks_that_no_skill_fits_mostly_get_an_empty_answer(returned):
+    without_gold = [task for task, gold in EXPECTED.items() if not gold]
 
-    assert matcher.match(HELM_ISSUE) == []
-    assert HELM_PENDING not in ids(matcher.shortlist(HELM_ISSUE))
+    abstained = sum(returned[task] == [] for task in without_gold)
 
-
-def test_inactive_skills_are_never_even_shortlisted(skillbook, embedder):
-    matcher = SkillMatcher(skillbook, embedder=embedder)
-
-    for task in [HELM_ISSUE, PYTEST_UTC_ISSUE, *RELEVANT_TASKS]:
-        assert {HELM_PENDING, PYTEST_UTC}.isdisjoint(c.skill_id for c in matcher.shortlist(task))
+    assert abstained / len(without_gold) >= MIN_ABSTENTION
 
 
-def test_skill_whose_insight_mentions_kubectl_is_not_returned_for_a_kubectl_task(skillbook, embedder):
-    # GLIBC_MUSL's insight says "kubectl exec" and "kubectl get pods"; its issue is about images.
-    task = "Use kubectl to find out why the worker pods keep restarting; describe shows CrashLoopBackOff and kubectl logs is empty."
-
-    assert ids(SkillMatcher(skillbook, embedder=embedder).match(task, limit=3)) == [CRASHLOOP]
+def test_heldout_inactive_skills_are_never_returned(returned):
+    assert all({GRADLE, NGINX}.isdisjoint(ids) for ids in returned.values())
 
 
-def test_weakly_related_task_returns_empty_although_recall_ranks_a_skill_first(skillbook, embedder):
-    matcher = SkillMatcher(skillbook, embedder=embedder)
+def test_heldout_identical_skills_come_back_together_in_id_order(returned):
+    [twin_task] = [task for task, gold in EXPECTED.items() if gold == [SHELL_TOOL, SHELL_TOOL_TWIN]]
 
-    assert matcher.shortlist(WEAKLY_RELATED_TASK)[0].skill_id == CRASHLOOP
-    assert matcher.match(WEAKLY_RELATED_TASK) == []
-
-
-def test_identically_described_skills_come_back_in_id_order_on_every_call(skillbook, embedder):
-    matcher = SkillMatcher(skillbook, embedder=embedder)
-
-    results = [matcher.match(RATE_LIMIT_TASK) for _ in range(10)]
-
-    assert [ids(result) for result in results] == [[RATE_LIMIT, RATE_LIMIT_TWIN]] * 10
-    assert all(result[0].score == result[1].score for result in results)
+    assert returned[twin_task] == [SHELL_TOOL, SHELL_TOOL_TWIN]
 
 
-def test_reranker_changes_the_recall_order_on_a_fixture_task(skillbook, embedder):
-    matcher = SkillMatcher(skillbook, embedder=embedder)
-    reordered = []
-    for task in [*RELEVANT_TASKS, *UNRELATED_TASKS, WEAKLY_RELATED_TASK, RATE_LIMIT_TASK]:
-        shortlist = matcher.shortlist(task)
-        recall_order = [c.skill_id for c in shortlist]
-        scores = matcher.reranker.rerank(task, shortlist)
-        rerank_order = [c.skill_id for _, c in sorted(zip(scores, shortlist), key=lambda p: (-p[0], p[1].skill_id))]
-        if rerank_order != recall_order:
-            reordered.append(task)
+@pytest.mark.skipif(not DEV_SET.exists(), reason="the dev set lives in shared/fixtures beside the repository")
+def test_heldout_set_is_independent_of_the_dev_set(embedder):
+    dev = json.loads(DEV_SET.read_text())
 
-    assert reordered
+    def normalised(text: str) -> str:
+        return re.sub(r"\W+", " ", text.lower()).strip()
 
-
-def test_newly_added_skill_matches_without_a_new_matcher(skillbook, embedder):
-    matcher = SkillMatcher(skillbook, embedder=embedder)
-    assert matcher.match(ROOM_BOOKING_TASK) == []
-
-    added = add_room_booking_skill(skillbook)
-
-    assert ids(matcher.match(ROOM_BOOKING_TASK)) == [added.id]
-
-
-def test_soft_removed_skill_stops_matching_without_a_new_matcher(skillbook, embedder):
-    matcher = SkillMatcher(skillbook, embedder=embedder)
-    assert ids(matcher.match(POD_DEBUGGING_TASK)) == [CRASHLOOP]
-
-    skillbook.remove_skill(CRASHLOOP, "superseded")
-
-    assert matcher.match(POD_DEBUGGING_TASK) == []
+    dev_tasks = [task["task"] for task in dev["tasks"]]
+    assert {normalised(task) for task in EXPECTED}.isdisjoint(map(normalised, dev_tasks))
+    # Measured maxima: 0.50 between skill issues, 0.65 between tasks. The near-copies of dev skills in
+    # fixture_skills.py score 0.96 to 1.0.
+    issues = embedder.embed([skill["issue"] for skill in SKILLS]) @ embedder.embed(
+        [skill["issue"] for skill in dev["skills"]]
+    ).T
+    assert float(np.max(issues)) < 0.6
+    tasks = embedder.embed(list(EXPECTED)) @ embedder.embed(dev_tasks).T
+    assert float(np.max(tasks)) < 0.7

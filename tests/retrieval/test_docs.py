@@ -1,5 +1,6 @@
 """The Python blocks of docs/retrieval.md and docs/matching.md run as written (each page in order,
-in one namespace) and print what their comments say."""
+in one namespace) and print what their comments say. Blocks fenced as `py` rather than `python`
+need a running server and are not run."""
 
 from __future__ import annotations
 
