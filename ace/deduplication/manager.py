@@ -1,17 +1,24 @@
 """Consolidating near-duplicate skills with a deterministic, documented policy.
 
-Detection: among active skills (within one section unless configured otherwise), pairs whose
-normalised issue + insight text is identical ("exact"), then pairs whose embedding cosine is at
-least `similarity_threshold` ("similar"). Pairs already decided KEEP are never proposed again.
+Detection: among the active skills of one section, pairs whose normalised issue + insight text is
+identical ("exact"), then pairs whose embedding cosine is at least `similarity_threshold`
+("similar"). Pairs recorded as distinct (a KEEP decision in the skillbook, e.g. from ace-framework
+0.13) are never proposed.
 
-Policy, per pair in order (exact first, then by similarity, then by ids):
-- skills of different sections are kept apart (a KEEP decision is recorded);
-- otherwise the keeper is the skill with the higher helpful - harmful, then the higher used_count,
-  then the older id; it absorbs the other's keywords (keeper's first), gets the other's insight if
-  it has none, and gets one UPDATE occurrence per occurrence of the other (its provenance, with
-  relation="supporting", or "primary" when it comes from the keeper's primary trace: the keeper
-  keeps its one primary trace, see `ace.roles.provenance`); the other is soft-removed with the
-  reason "duplicate of <keeper>". The merge's own record (source_system "ace-dedup") has no relation.
+Skills of different sections are never compared: a section says who the skill is for (a context
+skill is injected into the agent and must carry an insight; a harness skill catalogs a problem of
+the runtime environment for whoever fixes the harness, and may have none). Two similar skills in
+the two sections are one problem seen by two audiences; merging either into the other would take
+it away from one of them, which is a judgement for the SkillManager or an operator, not for a
+similarity score.
+
+Policy, per pair in order (exact first, then by similarity, then by ids): the keeper is the skill
+with the higher helpful - harmful, then the higher used_count, then the older id; it absorbs the
+other's keywords (keeper's first), gets the other's insight if it has none, and gets one UPDATE
+occurrence per occurrence of the other (its provenance, with relation="supporting", or "primary"
+when it comes from the keeper's primary trace: the keeper keeps its one primary trace, see
+`ace.roles.provenance`); the other is soft-removed with the reason "duplicate of <keeper>". The
+merge's own record (source_system "ace-dedup") has no relation.
 Every mutation goes through the Skillbook's own methods, so it lands in occurrences and in the
 report's operations (an audit log `Skillbook.apply_update` can replay).
 """
@@ -31,6 +38,9 @@ from ace.skillbook import DEDUP_SOURCE_SYSTEM, InsightSource, Skill, Skillbook, 
 
 __all__ = ["DeduplicationConfig", "DeduplicationManager", "DeduplicationReport", "DuplicatePair"]
 
+Candidate = tuple[Skill, Skill, float, Literal["exact", "similar"]]
+"""A proposed pair: the two skills (id order), their similarity and how the pair was found."""
+
 
 @dataclasses.dataclass(frozen=True)
 class DeduplicationConfig:
@@ -43,9 +53,8 @@ class DeduplicationConfig:
     embedding_model: str | None = None
     """A litellm embedding model name (e.g. "text-embedding-3-small"), used when `embedder` is None."""
     similarity_threshold: float = 0.85
-    """Cosine similarity at or above which two skills count as duplicates."""
-    within_section_only: bool = True
-    """Compare only skills of the same section."""
+    """Cosine similarity at or above which two skills of one section count as duplicates (skills of
+    different sections are never compared: see the module docstring)."""
 
     def __post_init__(self) -> None:
         if not 0.0 < self.similarity_threshold <= 1.0:
@@ -54,18 +63,16 @@ class DeduplicationConfig:
 
 @dataclasses.dataclass(frozen=True)
 class DuplicatePair:
-    """A pair of skills found to be duplicates, and what was decided."""
+    """A pair of duplicate skills of one section: `other_id` was consolidated into `kept_id`."""
 
     kept_id: str
-    """The skill that stays (and absorbed the other), or the first skill of a KEEP pair."""
+    """The skill that stays and absorbed the other."""
     other_id: str
-    """The skill that was soft-removed, or the second skill of a KEEP pair."""
+    """The skill that was soft-removed ("duplicate of <kept_id>")."""
     similarity: float
     """Cosine similarity of the pair (1.0 for exact duplicates)."""
     kind: Literal["exact", "similar"]
     """How the pair was found."""
-    decision: Literal["MERGE", "KEEP"]
-    """MERGE: `other_id` was consolidated into `kept_id`; KEEP: both stay, and stay apart."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,14 +80,14 @@ class DeduplicationReport:
     """What one deduplication run did."""
 
     pairs: tuple[DuplicatePair, ...] = ()
-    """Every pair decided in this run, in decision order."""
+    """Every pair merged in this run, in merge order."""
     operations: tuple[UpdateOperation, ...] = ()
     """The skillbook mutations applied (UPDATE of keepers, REMOVE of absorbed skills)."""
 
     @property
     def merged(self) -> int:
         """How many skills were absorbed into another."""
-        return sum(pair.decision == "MERGE" for pair in self.pairs)
+        return len(self.pairs)
 
 
 class DeduplicationManager:
@@ -91,26 +98,23 @@ class DeduplicationManager:
         """The detection settings."""
         self._embedder: Embedder | None = self.config.embedder
 
-    def find_duplicates(self, skillbook: Skillbook) -> list[tuple[Skill, Skill, float, Literal["exact", "similar"]]]:
-        """Candidate pairs among active skills, exact ones first, then by similarity (desc), then ids.
-        Pairs with a recorded KEEP decision are left out. Raises `EmbeddingError` when embedding fails."""
+    def find_duplicates(self, skillbook: Skillbook) -> list[Candidate]:
+        """Candidate pairs among the active skills of each section, exact ones first, then by
+        similarity (desc), then ids. Pairs with a recorded KEEP decision are left out. Raises
+        `EmbeddingError` when embedding fails."""
         skills = skillbook.skills()
         exact = _exact_pairs(skills)
         vectors = self._vectors(skillbook) if len(skills) > 1 else {}
-        similar = []
+        similar: list[Candidate] = []
         for a, b in itertools.combinations(skills, 2):
-            if (a.id, b.id) in exact or a.id not in vectors or b.id not in vectors:
+            if a.section != b.section or (a.id, b.id) in exact or a.id not in vectors or b.id not in vectors:
                 continue
             score = float(np.dot(vectors[a.id], vectors[b.id]))
             if score >= self.config.similarity_threshold:
                 similar.append((a, b, score, "similar"))
-        candidates = [(a, b, 1.0, "exact") for a, b in exact.values()]
+        candidates: list[Candidate] = [(a, b, 1.0, "exact") for a, b in exact.values()]
         candidates += sorted(similar, key=lambda pair: (-pair[2], pair[0].id, pair[1].id))
-        return [
-            pair
-            for pair in candidates
-            if self._comparable(pair[0], pair[1]) and not skillbook.has_keep_decision(pair[0].id, pair[1].id)
-        ]
+        return [pair for pair in candidates if not skillbook.has_keep_decision(pair[0].id, pair[1].id)]
 
     def run(self, skillbook: Skillbook) -> DeduplicationReport:
         """Consolidate every duplicate pair in `skillbook`; returns the report (also recorded on the `ace.deduplicate` span)."""
@@ -123,22 +127,13 @@ class DeduplicationManager:
             for a, b, score, kind in self.find_duplicates(skillbook):
                 if a.id in absorbed or b.id in absorbed:
                     continue
-                if a.section != b.section:
-                    reasoning = f"different sections ({a.section}, {b.section}): kept apart"
-                    skillbook.record_keep_decision(a.id, b.id, reasoning=reasoning, similarity=score)
-                    pairs.append(DuplicatePair(a.id, b.id, score, kind, "KEEP"))
-                    continue
                 keeper, other = sorted((a, b), key=_keeper_rank)
                 operations += _merge(skillbook, keeper.id, other.id, score)
                 absorbed.add(other.id)
-                pairs.append(DuplicatePair(keeper.id, other.id, score, kind, "MERGE"))
+                pairs.append(DuplicatePair(keeper.id, other.id, score, kind))
             report = DeduplicationReport(tuple(pairs), tuple(operations))
-            span.set_attributes({"merged": report.merged, "kept_apart": len(pairs) - report.merged,
-                                 "pairs": [dataclasses.asdict(pair) for pair in pairs]})
+            span.set_attributes({"merged": report.merged, "pairs": [dataclasses.asdict(pair) for pair in pairs]})
             return report
-
-    def _comparable(self, a: Skill, b: Skill) -> bool:
-        return a.section == b.section or not self.config.within_section_only
 
     def _vectors(self, skillbook: Skillbook) -> dict[str, np.ndarray]:
         if self._embedder is None:
@@ -153,7 +148,8 @@ def _exact_pairs(skills: list[Skill]) -> dict[tuple[str, str], tuple[Skill, Skil
     first_with_text: dict[str, Skill] = {}
     pairs: dict[tuple[str, str], tuple[Skill, Skill]] = {}
     for skill in skills:
-        key = hashlib.sha256(f"{_normalise(skill.issue)}\n{_normalise(skill.insight or '')}".encode()).hexdigest()
+        text = f"{skill.section}\n{_normalise(skill.issue)}\n{_normalise(skill.insight or '')}"
+        key = hashlib.sha256(text.encode()).hexdigest()
         if key in first_with_text:
             first = first_with_text[key]
             pairs[(first.id, skill.id)] = (first, skill)

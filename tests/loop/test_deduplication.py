@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from loop_roles import BagOfWordsEmbedder
 
 from ace.deduplication import DeduplicationConfig, DeduplicationManager
@@ -36,9 +37,8 @@ def test_exact_duplicate_is_absorbed_with_its_keywords_and_provenance() -> None:
 
     report = _manager().run(book)
 
-    assert [(p.kept_id, p.other_id, p.kind, p.decision) for p in report.pairs] == [
-        ("context-00003", "context-00001", "exact", "MERGE")
-    ]
+    assert [(p.kept_id, p.other_id, p.kind) for p in report.pairs] == [("context-00003", "context-00001", "exact")]
+    assert report.merged == 1
     kept, removed = book.get_skill("context-00003"), book.get_skill("context-00001")
     assert removed.active is False
     assert kept.keywords == ("refund", "basic_economy")
@@ -66,19 +66,31 @@ def test_audit_trail_replays_the_consolidation_on_the_starting_skillbook(tmp_pat
     assert content(replayed) == content(book)
 
 
-def test_similar_skills_across_sections_are_kept_apart_once_and_not_proposed_again() -> None:
+def test_identical_skills_of_different_sections_are_never_merged_but_each_section_is_deduplicated() -> None:
     book = Skillbook()
     book.add_skill("context", REFUND, ["refund"], REFUND_INSIGHT)
     book.add_skill("harness", REFUND, ["refund"], REFUND_INSIGHT)
-    manager = _manager(within_section_only=False)
+    book.add_skill("harness", REFUND.lower(), ["refund", "tau2"], REFUND_INSIGHT)
 
-    first = manager.run(book)
-    second = manager.run(book)
+    report = _manager().run(book)
 
-    assert [(p.decision, p.kind) for p in first.pairs] == [("KEEP", "exact")]
-    assert second.pairs == ()
-    assert len(book.skills()) == 2
-    assert book.has_keep_decision("harness-00001", "context-00001")
+    assert [(p.kept_id, p.other_id, p.kind) for p in report.pairs] == [("harness-00001", "harness-00002", "exact")]
+    assert [s.id for s in book.skills()] == ["context-00001", "harness-00001"]
+    assert _manager().find_duplicates(book) == []
+
+
+def test_there_is_no_option_to_merge_across_sections() -> None:
+    # A section is the skill's audience (the agent's prompt, or the harness's issue catalog):
+    # merging across it would take the problem away from one of them (see ace.deduplication).
+    with pytest.raises(TypeError, match="within_section_only"):
+        DeduplicationConfig(within_section_only=False)  # type: ignore[call-arg]
+
+
+def test_a_pair_recorded_as_distinct_is_not_proposed() -> None:
+    book = _book()
+    book.record_keep_decision("context-00001", "context-00003", reasoning="refund vs basic economy", similarity=0.97)
+
+    assert _manager().run(book).pairs == ()
 
 
 def test_distinct_skills_are_left_alone_and_disabled_manager_does_nothing() -> None:
