@@ -3,17 +3,55 @@
 Agents run tasks; a Reflector analyses each trace; a SkillManager curates a skillbook of learned
 skills; the next run gets the skills that apply. The whole loop is a pipeline of composable steps.
 
-The names below are imported on first use, so `import ace` (and the `ace` command) stays fast.
+The names below are imported on first use, so `import ace` (and the `ace` command) loads no LLM
+client; type checkers see them through the `TYPE_CHECKING` imports.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ace.errors import AceError
+    from ace.skillbook import Skillbook, Skill, InsightSource, TraceRef, UpdateOperation, UpdateBatch
+    from ace.roles import Agent, Reflector, RecursiveReflector, SkillManager, AgentOutput, ReflectorOutput, SkillManagerOutput, InjectedSkills
+    from ace.retrieval import SkillMatcher, retrieve_top_k
+    from ace.deduplication import DeduplicationConfig, DeduplicationManager
+    from ace.steps import ACEStepContext, Sample
+    from ace.runners import ACE, TraceAnalyser
 
 __version__ = "0.1.0"
 
+__all__ = [
+    "__version__",
+    "AceError",
+    "Skillbook",
+    "Skill",
+    "InsightSource",
+    "TraceRef",
+    "UpdateOperation",
+    "UpdateBatch",
+    "Agent",
+    "Reflector",
+    "RecursiveReflector",
+    "SkillManager",
+    "AgentOutput",
+    "ReflectorOutput",
+    "SkillManagerOutput",
+    "InjectedSkills",
+    "SkillMatcher",
+    "retrieve_top_k",
+    "DeduplicationConfig",
+    "DeduplicationManager",
+    "ACEStepContext",
+    "Sample",
+    "ACE",
+    "TraceAnalyser",
+]
+
 _EXPORTS: dict[str, str] = {
+    "AceError": "ace.errors",
     "Skillbook": "ace.skillbook",
     "Skill": "ace.skillbook",
     "InsightSource": "ace.skillbook",
@@ -37,8 +75,8 @@ _EXPORTS: dict[str, str] = {
     "ACE": "ace.runners",
     "TraceAnalyser": "ace.runners",
 }
+"""Where each lazily imported name of `__all__` lives (a test checks that the two agree)."""
 
-__all__ = ["__version__", *_EXPORTS]
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)

@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import argparse
+import sys
 from collections.abc import Sequence
 
-from ace.cli._app import build_parser, run_cli
+from ace.cli import Command, build_parser, run_cli
 
-__all__ = ["main"]
+__all__ = ["COMMANDS", "main", "make_parser"]
 
-COMMAND_MODULES: tuple[str, ...] = ("ace_eval.e2e.cli", "ace_eval.spans.cli", "ace_eval.tau2.cli")
-"""Modules that each register one command group (see `ace.cli._app`)."""
+COMMANDS: tuple[Command, ...] = (
+    Command("e2e", "learn a skillbook on tau2-bench airline with the ACE loop, then benchmark it", "ace_eval.e2e.cli"),
+    Command("verify", "check an e2e run folder (skillbook shape, embeddings, counters vs recorded injections)",
+            "ace_eval.e2e.cli"),
+    Command("spans", "question an OTLP JSON span file (ace-eval e2e --spans-file)", "ace_eval.spans.cli"),
+    Command("tau2", "tau2-bench airline harness", "ace_eval.tau2.cli"),
+)
+"""The commands of `ace-eval`, each registered by its module (see `ace.cli.build_parser`)."""
+
+
+def make_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The `ace-eval` parser; with `argv`, only the command it names is loaded."""
+    return build_parser("ace-eval", __doc__.splitlines()[0], COMMANDS, argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `ace-eval` command line; returns the process exit code."""
-    parser = build_parser("ace-eval", __doc__.splitlines()[0], COMMAND_MODULES)
-    return run_cli(parser, argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    return run_cli(make_parser(args), args)

@@ -23,3 +23,17 @@ def test_unknown_name_raises_attribute_error() -> None:
 def test_importing_ace_does_not_import_the_llm_stack() -> None:
     code = "import sys, ace; print('pydantic_ai' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+def test_all_lists_exactly_the_lazily_exported_names() -> None:
+    assert sorted(ace.__all__) == sorted(["__version__", *ace._EXPORTS])
+
+
+def test_the_cli_frame_is_public_and_ace_eval_uses_only_public_names() -> None:
+    import pathlib
+
+    from ace.cli import Command, CommandError, build_parser, run_cli  # noqa: F401
+
+    root = pathlib.Path(__file__).resolve().parents[1] / "ace_eval"
+    private = [str(path) for path in root.rglob("*.py") if "ace.cli._" in path.read_text(encoding="utf-8")]
+    assert private == []

@@ -1,18 +1,35 @@
-"""The `ace` command: inspect skillbooks, match tasks to skills, serve the skills API."""
+"""The `ace` command: inspect skillbooks, match tasks to skills, serve the skills API.
+
+`Command`, `CommandError`, `build_parser` and `run_cli` are the command-line frame other command
+lines (`ace-eval`) build on.
+"""
 
 from __future__ import annotations
 
+import argparse
+import sys
 from collections.abc import Sequence
 
-from ace.cli._app import CommandError, build_parser, run_cli
+from ace.cli._app import Command, CommandError, build_parser, run_cli
 
-__all__ = ["main", "CommandError"]
+__all__ = ["COMMANDS", "Command", "CommandError", "build_parser", "main", "make_parser", "run_cli"]
 
-COMMAND_MODULES: tuple[str, ...] = ("ace.cli.skillbook", "ace.cli.match", "ace.cli.serve")
-"""Modules that each register one command group (see `ace.cli._app`)."""
+COMMANDS: tuple[Command, ...] = (
+    Command("skillbook", "inspect and maintain a skillbook file", "ace.cli.skillbook"),
+    Command("match", "print the skills of a skillbook that apply to a task", "ace.cli.match"),
+    Command("serve", "serve the skills HTTP API (/memory/skills) over a skillbook file", "ace.cli.serve"),
+)
+"""The commands of `ace`, each registered by its module (see `ace.cli._app`)."""
+
+DESCRIPTION = "The `ace` command: inspect skillbooks, match tasks to skills, serve the skills API."
+
+
+def make_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The `ace` parser; with `argv`, only the command it names is loaded (see `build_parser`)."""
+    return build_parser("ace", DESCRIPTION, COMMANDS, argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `ace` command line; returns the process exit code."""
-    parser = build_parser("ace", __doc__.splitlines()[0], COMMAND_MODULES)
-    return run_cli(parser, argv)
+    args = list(sys.argv[1:] if argv is None else argv)
+    return run_cli(make_parser(args), args)

@@ -1,4 +1,4 @@
-"""`ace match SKILLBOOK.json "task"`: the skills that apply to a task (offline models)."""
+"""`ace match SKILLBOOK.json "task"`: the skills that apply to a task (offline models by default)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ace.cli._app import CommandError
-from ace.cli._skillbook_file import json_terminal_text, load_skillbook, terminal_text
-from ace.retrieval import EmbeddingError, default_embedder
-from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
-from ace.retrieval.matching import SkillMatcher
-from ace.retrieval.rerankers import RerankError
+from ace.cli._reranker import add_reranker_options, reranker_from_args
 
 __all__ = ["register"]
 
@@ -24,17 +20,27 @@ def register(subparsers: Any) -> None:
     parser.add_argument("task", help="the task text")
     parser.add_argument("--limit", type=int, default=3, help="most skills to print (default 3)")
     parser.add_argument("--json", action="store_true", help="print a JSON list like GET /memory/skills?task=")
+    add_reranker_options(parser)
     parser.set_defaults(handler=_match)
 
 
 def _match(args: argparse.Namespace) -> int:
+    # Imported here: `ace --help` and the other commands need none of the matching stack.
+    from ace.cli._skillbook_file import json_terminal_text, load_skillbook, terminal_text
+    from ace.retrieval import EmbeddingError, default_embedder
+    from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
+    from ace.retrieval.matching import SkillMatcher
+    from ace.retrieval.rerankers import RerankError
+
     if args.limit < 1:
         raise CommandError(f"--limit must be at least 1, got {args.limit}")
     if not args.task.strip():
         raise CommandError("the task text is blank; pass the task to match, e.g. ace match sb.json \"fix the CI\"")
+    reranker = reranker_from_args(args)
+    skillbook = load_skillbook(args.path)
     embedder = CachedEmbedder(default_embedder(), match_vector_cache_path(args.path))
     try:
-        matches = SkillMatcher(load_skillbook(args.path), embedder=embedder).match(args.task, limit=args.limit)
+        matches = SkillMatcher(skillbook, embedder=embedder, reranker=reranker).match(args.task, limit=args.limit)
     except (EmbeddingError, RerankError) as exc:
         raise CommandError(terminal_text(f"matching failed: {exc}", one_line=True)) from exc
     embedder.save()

@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ace.cli._app import CommandError
-from ace.cli._skillbook_file import format_error_line, require_file
-from ace.skillbook import SkillbookError
+from ace.cli._reranker import add_reranker_options, reranker_from_args
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "register"]
 
@@ -23,6 +22,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("path", type=Path, help="skillbook JSON file (re-read when it changes)")
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"interface to bind (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    add_reranker_options(parser)
     parser.set_defaults(handler=_serve)
 
 
@@ -34,9 +34,13 @@ def _serve(args: argparse.Namespace) -> int:
         from ace.server._access_log import access_log_config
     except ImportError as exc:
         raise CommandError(f"the server extra is not installed ({exc.name}); run pip install 'ace[server]'") from None
+    from ace.cli._skillbook_file import format_error_line, require_file
+    from ace.skillbook import SkillbookError
+
     require_file(args.path)
+    reranker = reranker_from_args(args)
     try:
-        app = create_app(args.path)
+        app = create_app(args.path, reranker=reranker)
     except (OSError, SkillbookError) as exc:
         message = format_error_line(exc) if isinstance(exc, SkillbookError) else f"{args.path}: {exc.strerror or exc}"
         raise CommandError(" ".join(message.split())) from None

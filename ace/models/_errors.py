@@ -9,6 +9,7 @@ __all__ = ["ModelResolutionError"]
 VALID_MODEL_EXAMPLES = (
     "test",
     "openai/gpt-4.1-mini",
+    "openai:gpt-4.1-mini (pydantic-ai style, same model)",
     "anthropic/claude-sonnet-4-5",
     "bedrock/us.anthropic.claude-haiku-4-5-20251001-v1:0",
     "ollama/llama3.1",

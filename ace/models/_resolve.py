@@ -9,9 +9,26 @@ from pydantic_ai.models.test import TestModel
 from ace.models._errors import ModelResolutionError
 from ace.models._litellm_transport import LiteLLMTransport
 
-__all__ = ["resolve_model"]
+__all__ = ["OFFLINE_MODEL_NAME", "PYDANTIC_AI_PROVIDERS", "litellm_model_name", "resolve_model"]
 
-TEST_MODEL_NAME = "test"
+OFFLINE_MODEL_NAME = "test"
+"""The offline model every `ace` API accepts: pydantic-ai's `TestModel` (calls every tool, then answers)."""
+TEST_MODEL_NAME = OFFLINE_MODEL_NAME
+
+PYDANTIC_AI_PROVIDERS: dict[str, str] = {
+    "google-gla": "gemini",
+    "google": "gemini",
+    "google-vertex": "vertex_ai",
+    "grok": "xai",
+    "together": "together_ai",
+    "fireworks": "fireworks_ai",
+    "moonshotai": "moonshot",
+    "openai-chat": "openai",
+    "openai-responses": "openai",
+    "vercel": "vercel_ai_gateway",
+}
+"""pydantic-ai provider prefixes whose litellm provider has another name; every other prefix is the
+same in both (`openai`, `anthropic`, `bedrock`, `groq`, `mistral`, `ollama`, `openrouter`, ...)."""
 # Never contacted: LiteLLMTransport answers every request itself.
 _UNUSED_BASE_URL = "http://litellm.invalid/v1"
 
@@ -29,7 +46,8 @@ def resolve_model(
     - `"test"` -> `TestModel()` (offline, calls every tool then answers; no api_base/api_key).
     - a `Model` instance -> returned unchanged (`api_base`/`api_key` must then be None).
     - a litellm model string (`"provider/name"` with a provider litellm knows, or a bare name in
-      litellm's model map such as `"gpt-4o"`) -> `OpenAIChatModel` served through `litellm.acompletion`,
+      litellm's model map such as `"gpt-4o"`), or the same model in pydantic-ai's `"provider:name"`
+      form (mapped by `litellm_model_name`) -> `OpenAIChatModel` served through `litellm.acompletion`,
       with `api_base`/`api_key` passed to litellm. Sampling options (temperature, max_tokens, ...)
       come from pydantic-ai `ModelSettings` at run time. `cache_prompts` (and `cache_ttl`, e.g.
       "5m" or "1h") mark the static prompt prefix for providers that cache only marked prefixes
@@ -45,8 +63,8 @@ def resolve_model(
         return model
     if not isinstance(model, str):
         raise ModelResolutionError(model, f"expected a model string or a pydantic-ai Model, got {type(model).__name__}")
-    name = model.strip()
-    if name == TEST_MODEL_NAME:
+    name = litellm_model_name(model)
+    if name == OFFLINE_MODEL_NAME:
         if api_base is not None or api_key is not None:
             raise ModelResolutionError(model, 'api_base/api_key do not apply to the offline "test" model')
         return TestModel()
@@ -58,6 +76,22 @@ def resolve_model(
     transport = LiteLLMTransport(api_base=api_base, api_key=api_key, cache_prompts=cache_prompts, cache_ttl=cache_ttl)
     provider = LiteLLMProvider(api_base=_UNUSED_BASE_URL, http_client=httpx2.AsyncClient(transport=transport))
     return OpenAIChatModel(name, provider=provider)
+
+
+def litellm_model_name(model: str) -> str:
+    """`model` as a litellm model string: the one place where the two conventions meet.
+
+    pydantic-ai's `"provider:name"` (the colon before any slash) becomes `"provider/name"`, with the
+    provider renamed where litellm spells it differently (`PYDANTIC_AI_PROVIDERS`, e.g.
+    `google-gla:gemini-2.5-flash` -> `gemini/gemini-2.5-flash`); a litellm string
+    (`bedrock/...-v1:0`, whose colon follows a slash) and a bare name are returned stripped.
+    """
+    name = model.strip()
+    colon, slash = name.find(":"), name.find("/")
+    if colon <= 0 or (0 <= slash < colon):
+        return name
+    provider, rest = name[:colon], name[colon + 1 :]
+    return f"{PYDANTIC_AI_PROVIDERS.get(provider, provider)}/{rest}"
 
 
 def _check_litellm_name(name: str) -> None:
@@ -73,7 +107,5 @@ def _check_litellm_name(name: str) -> None:
             raise ModelResolutionError(name, f"unknown litellm provider {provider!r}")
         if not model_id:
             raise ModelResolutionError(name, "the model name after the provider is empty")
-    elif ":" in name:
-        raise ModelResolutionError(name, "pydantic-ai style 'provider:name' is not accepted; write 'provider/name'")
     elif name not in litellm.model_cost:
         raise ModelResolutionError(name, "not a 'provider/name' string and not a model litellm knows by bare name")

@@ -26,8 +26,8 @@ test model); override it with `AgenticConfig.context_window_tokens`."""
 class RequestSettings:
     """The sampling and safety settings sent with every request of one role.
 
-    Raises ValueError naming the field for a cap or timeout below or at 0, or a temperature outside
-    [0, 2].
+    Raises ValueError naming the field for a cap or timeout below or at 0, a temperature outside
+    [0, 2], or a seed that is not an int.
     """
 
     max_output_tokens: int | None = None
@@ -36,6 +36,9 @@ class RequestSettings:
     """Sampling temperature; None: the provider's default."""
     timeout_seconds: float | None = None
     """Seconds one request may take before it fails; None: the client's default."""
+    seed: int | None = None
+    """Sampling seed sent with every request (`seed` on the wire; providers that support it sample
+    reproducibly, others ignore it); None: no seed."""
 
     def __post_init__(self) -> None:
         if self.max_output_tokens is not None and (isinstance(self.max_output_tokens, bool) or self.max_output_tokens < 1):
@@ -44,6 +47,8 @@ class RequestSettings:
             raise ValueError(f"temperature must be None or within [0, 2], got {self.temperature!r}")
         if self.timeout_seconds is not None and not self.timeout_seconds > 0:
             raise ValueError(f"timeout_seconds must be None or > 0, got {self.timeout_seconds!r}")
+        if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
+            raise ValueError(f"seed must be None or an int, got {self.seed!r}")
 
     def overridden(
         self,
@@ -51,6 +56,7 @@ class RequestSettings:
         max_output_tokens: int | None = None,
         temperature: float | None = None,
         timeout_seconds: float | None = None,
+        seed: int | None = None,
     ) -> RequestSettings:
         """A copy in which every argument that is not None replaces the current value."""
         changes = {
@@ -59,6 +65,7 @@ class RequestSettings:
                 ("max_output_tokens", max_output_tokens),
                 ("temperature", temperature),
                 ("timeout_seconds", timeout_seconds),
+                ("seed", seed),
             )
             if value is not None
         }
@@ -73,6 +80,8 @@ class RequestSettings:
             settings["temperature"] = self.temperature
         if self.timeout_seconds is not None:
             settings["timeout"] = self.timeout_seconds
+        if self.seed is not None:
+            settings["seed"] = self.seed
         return settings
 
     def to_dict(self) -> dict[str, Any]:

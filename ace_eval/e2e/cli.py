@@ -28,7 +28,8 @@ from ace_eval.tau2 import Tau2Error
 
 __all__ = ["register"]
 
-_MODEL_HELP = 'model string (litellm style, e.g. openai/gpt-4.1-mini) or "scripted" (offline, default)'
+_MODEL_HELP = ('model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini), '
+               '"scripted" (offline rule-based, default) or "test" (pydantic-ai TestModel)')
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -8,9 +8,11 @@ prints, per simulation, the computed and the recorded reward and db_match, then
 `ace-eval tau2 metrics RESULTS.json [--json]` prints pass^k with its bootstrap 95% CI and the
 per-task table of a graded Results file.
 
-`ace-eval tau2 run --agent MODEL --user MODEL --output RESULTS.json [...]` simulates a split's tasks,
-grades them, writes the Results file and prints the metrics (`--spans-file PATH` keeps every span
-locally). Exit code 1 when a simulation failed.
+`ace-eval tau2 run --agent-model MODEL --user-model MODEL --output RESULTS.json [...]` simulates a
+split's tasks, grades them, writes the Results file and prints the metrics (`--spans-file PATH` keeps
+every span locally). Its flags are those of `ace-eval e2e` (`--num-trials`, `--max-workers`,
+`--max-num-steps`, ...); the earlier spellings (`--agent`, `--user`, `--trials`, `--workers`,
+`--max-steps`) are still accepted, unlisted. Exit code 1 when a simulation failed.
 """
 
 from __future__ import annotations
@@ -22,8 +24,11 @@ import json
 import sys
 from pathlib import Path
 
+from pydantic_ai.models import Model
+
 from ace.cli import CommandError
 from ace.models import ModelResolutionError, resolve_model
+from ace_eval.e2e.scripted import SCRIPTED, scripted_agent, scripted_user
 from ace_eval.span_export import add_span_options, exporting_spans
 from ace_eval.tau2.data import load_tasks
 from ace_eval.tau2.errors import Tau2Error
@@ -55,35 +60,55 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _register_run(commands)
 
 
+_MODEL_HELP = ('model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini), '
+               '"scripted" (offline rule-based, default) or "test" (pydantic-ai TestModel)')
+
+_RENAMED = {"agent_model": "--agent", "user_model": "--user", "num_trials": "--trials", "max_workers": "--workers",
+            "max_num_steps": "--max-steps"}
+"""Earlier spellings of `tau2 run` options, kept as unlisted aliases (dest -> old flag)."""
+
+
 def _register_run(commands: argparse._SubParsersAction) -> None:
     run = commands.add_parser("run", help="simulate airline tasks, grade them, write a Results file")
-    run.add_argument("--agent", required=True, help="agent model string, e.g. openai/gpt-4.1-mini")
-    run.add_argument("--user", required=True, help="user-simulator model string")
+    run.add_argument("--agent-model", default=SCRIPTED, help=f"the agent's {_MODEL_HELP}")
+    run.add_argument("--user-model", default=SCRIPTED, help=f"the simulated user's {_MODEL_HELP}")
     run.add_argument("--output", type=Path, required=True, help="Results JSON to write (rewritten as runs finish)")
     run.add_argument("--split", choices=("train", "test", "base"), default="test", help="task split (default test)")
     run.add_argument("--task-ids", nargs="+", metavar="ID", help="only these tasks of the split")
-    run.add_argument("--trials", type=int, default=1, help="simulations per task (default 1)")
-    run.add_argument("--workers", type=int, default=4, help="simulations in flight at once (default 4)")
-    run.add_argument("--max-steps", type=int, default=200, help="step budget per simulation (default 200)")
+    run.add_argument("--num-trials", type=int, default=1, help="simulations per task (default 1)")
+    run.add_argument("--max-workers", type=int, default=4, help="simulations in flight at once (default 4)")
+    run.add_argument("--max-num-steps", type=int, default=200, help="step budget per simulation (default 200)")
     run.add_argument("--max-errors", type=int, default=10, help="tool-error budget per simulation (default 10)")
     run.add_argument("--agent-temperature", type=float, default=0.0, help="default 0.0")
     run.add_argument("--user-temperature", type=float, default=0.0, help="default 0.0")
-    run.add_argument("--seed", type=int, default=300, help="base seed of the per-trial seeds (default 300)")
+    run.add_argument("--seed", type=int, default=300,
+                     help="base of upstream's per-trial seeds, sent with every request of the trial (default 300)")
     run.add_argument("--api-base", help="OpenAI-compatible server for both models (e.g. a local llama-server)")
     run.add_argument("--api-key", help="API key for --api-base (any string for a local server)")
+    for dest, flag in _RENAMED.items():
+        run.add_argument(flag, dest=dest, type=str if dest.endswith("_model") else int, help=argparse.SUPPRESS)
     add_span_options(run)
     run.set_defaults(handler=_run)
 
 
+def _model(name: str, role: str, args: argparse.Namespace) -> Model:
+    if name.strip() == SCRIPTED:
+        return scripted_agent() if role == "agent" else scripted_user()
+    return resolve_model(name, api_base=args.api_base, api_key=args.api_key)
+
+
 def _run(args: argparse.Namespace) -> int:
-    for option in ("trials", "workers", "max_steps", "max_errors"):
+    for option in ("num_trials", "max_workers", "max_num_steps", "max_errors"):
         if getattr(args, option) < 1:
             raise CommandError(f"--{option.replace('_', '-')} must be at least 1, got {getattr(args, option)}")
     try:
-        agent, user = (resolve_model(name, api_base=args.api_base, api_key=args.api_key) for name in (args.agent, args.user))
+        agent, user = _model(args.agent_model, "agent", args), _model(args.user_model, "user", args)
         tasks = load_tasks(args.split)
     except (ModelResolutionError, Tau2Error) as exc:
         raise CommandError(str(exc)) from exc
+    offline = [role for role in ("agent", "user") if getattr(args, f"{role}_model").strip() in (SCRIPTED, "test")]
+    if offline:
+        print(f"note: {' and '.join(offline)} run on offline models (not LLMs): the rewards measure plumbing")
     if args.task_ids:
         unknown = sorted(set(args.task_ids) - {task.id for task in tasks})
         if unknown:
@@ -95,9 +120,9 @@ def _run(args: argparse.Namespace) -> int:
                 tasks,
                 agent_model=agent,
                 user_model=user,
-                trials=args.trials,
-                workers=args.workers,
-                max_steps=args.max_steps,
+                trials=args.num_trials,
+                workers=args.max_workers,
+                max_steps=args.max_num_steps,
                 max_errors=args.max_errors,
                 agent_temperature=args.agent_temperature,
                 user_temperature=args.user_temperature,

@@ -75,7 +75,9 @@ async def run_tasks(
     """Simulate every task `trials` times, at most `workers` at once, and grade each run.
 
     Models are model strings (resolved with `ace.models.resolve_model`) or pydantic-ai `Model`s.
-    `extra_instructions` is appended to the agent's system prompt (ACE's skills block).
+    `extra_instructions` is appended to the agent's system prompt (ACE's skills block). Trial `t`
+    runs with upstream's per-trial seed `trial_seeds(seed, trials)[t]`, recorded on the simulation
+    and sent with every request of both models (`ModelSettings.seed`).
     Raises `ValueError` for `trials`, `workers`, `max_steps` or `max_errors` below 1 (before any
     simulation starts, so a bad setting is not reported as one failure per simulation).
     """
@@ -108,8 +110,9 @@ async def run_tasks(
             try:
                 simulation = await run_simulation(
                     task,
-                    agent=LLMAgent(agent, extra_instructions=extra_instructions, settings=agent_settings),
-                    user=UserSimulator(user, task.user_scenario, settings=user_settings),
+                    agent=LLMAgent(agent, extra_instructions=extra_instructions,
+                                   settings=agent_settings.overridden(seed=seeds[trial])),
+                    user=UserSimulator(user, task.user_scenario, settings=user_settings.overridden(seed=seeds[trial])),
                     max_steps=max_steps,
                     max_errors=max_errors,
                     trial=trial,
@@ -142,7 +145,8 @@ def run_info(
     seed: int = 300,
 ) -> dict[str, Any]:
     """The `info` block of a Results file (upstream's layout) for a run with these settings; each
-    model's `llm_args` are exactly the settings its requests carry."""
+    model's `llm_args` are exactly the settings its requests carry, except the per-trial seed
+    (derived from `seed`, recorded on each simulation)."""
     return {
         "git_commit": None,
         "num_trials": trials,

@@ -61,7 +61,7 @@ class _BrokenEmbedder:
 
 
 def test_an_embedding_failure_is_a_one_line_error_not_a_traceback(skillbook_path, capsys, monkeypatch):
-    monkeypatch.setattr("ace.cli.match.default_embedder", _BrokenEmbedder)
+    monkeypatch.setattr("ace.retrieval.default_embedder", _BrokenEmbedder)
 
     assert main(["match", str(skillbook_path), POD_TASK]) == 2
 
@@ -81,3 +81,31 @@ def test_match_vectors_are_cached_beside_the_skillbook_for_the_next_run(skillboo
     assert main(["match", str(skillbook_path), POD_TASK]) == 0
     assert capsys.readouterr().out == first
     assert cache.stat().st_mtime_ns == written
+
+
+def test_llm_judge_reranker_scores_the_shortlist_with_the_named_model(skillbook_path, capsys):
+    # "test" is pydantic-ai's TestModel: its verdict (applies=False, confidence 0) scores every skill 0.5.
+    argv = ["match", str(skillbook_path), POD_TASK, "--json", "--reranker", "llm-judge", "--reranker-model", "test"]
+
+    assert main(argv) == 0
+
+    scores = {match["score"] for match in json.loads(capsys.readouterr().out)}
+    assert scores <= {0.5}
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--reranker", "cosine"], "unknown --reranker 'cosine'; choose one of field-aware, onnx-cross-encoder"),
+        (["--reranker", "llm-judge"], "--reranker llm-judge needs --reranker-model"),
+        (["--reranker", "llm-judge", "--reranker-model", "nosuchprovider/x"], "unknown litellm provider"),
+        (["--reranker", "onnx-cross-encoder", "--reranker-model", "/nonexistent"], "no model.onnx"),
+        (["--reranker-model", "openai/gpt-4.1-mini"], "field-aware takes no --reranker-model"),
+    ],
+    ids=["unknown-name", "missing-model", "bad-model-string", "missing-onnx-folder", "model-for-field-aware"],
+)
+def test_bad_reranker_choice_exits_2_with_one_line(skillbook_path, capsys, options, message):
+    assert main(["match", str(skillbook_path), POD_TASK, *options]) == 2
+
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("ace: error: ") and message in line

@@ -125,9 +125,13 @@ async def test_litellm_provider_error_surfaces_as_model_http_error_with_its_stat
     assert "bad key" in str(excinfo.value)
 
 
-def test_pydantic_ai_colon_syntax_is_rejected_with_the_slash_form_suggested():
-    with pytest.raises(ModelResolutionError, match="write 'provider/name'"):
-        resolve_model("openai:gpt-4.1-mini")
+def test_pydantic_ai_colon_syntax_names_the_same_litellm_model():
+    assert resolve_model("openai:gpt-4.1-mini").model_name == resolve_model("openai/gpt-4.1-mini").model_name
+
+
+def test_pydantic_ai_colon_syntax_with_an_unknown_provider_is_rejected():
+    with pytest.raises(ModelResolutionError, match="unknown litellm provider 'nosuchprovider'"):
+        resolve_model("nosuchprovider:some-model")
 
 
 async def test_cache_prompts_marks_the_system_prompt_and_the_tools_for_explicit_caching(scripted_llm):

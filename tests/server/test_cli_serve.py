@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from ace.cli import COMMAND_MODULES, main
-from ace.cli._app import build_parser
+from ace.cli import main, make_parser
 
 
 def test_serve_binds_loopback_port_8765_by_default():
-    args = build_parser("ace", "", COMMAND_MODULES).parse_args(["serve", "skillbook.json"])
+    args = make_parser().parse_args(["serve", "skillbook.json"])
 
     assert (args.host, args.port) == ("127.0.0.1", 8765)
 

@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ace.cli import COMMAND_MODULES
-from ace.cli._app import build_parser, run_cli
+from ace.cli import make_parser, run_cli
 from ace.skillbook import InsightSource, Skillbook, SkillbookFormatError, TraceRef
 
 DIMENSION = 8
@@ -26,7 +25,7 @@ RAW_MARK = "\u2063RAW{}\u2063"
 `json.dumps` refuses to: NaN, 5,000-digit numbers, duplicate keys, lone surrogate escapes)."""
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_ACE = build_parser("ace", "ace", COMMAND_MODULES)
+_ACE = make_parser()
 """The parser `ace.cli.main` builds, built once: a thousand examples need not rebuild it."""
 
 

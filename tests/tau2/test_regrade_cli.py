@@ -98,26 +98,53 @@ def test_metrics_command_rejects_a_missing_file(tmp_path: Path, capsys: pytest.C
 
 def test_run_command_simulates_grades_and_writes_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     output = tmp_path / "run.json"
-    argv = ["tau2", "run", "--agent", "test", "--user", "test", "--task-ids", "2", "8", "--max-steps", "4"]
+    argv = ["tau2", "run", "--agent-model", "test", "--user-model", "test", "--task-ids", "2", "8",
+            "--max-num-steps", "4"]
     assert main([*argv, "--output", str(output)]) == 0
     assert sorted(sim.task_id for sim in load_results(output).simulations) == ["2", "8"]
     out = capsys.readouterr().out
     assert "tasks 2, simulations 2" in out and out.endswith(f"results: {output}\n")
 
 
+def test_run_command_still_accepts_the_earlier_flag_spellings(tmp_path: Path) -> None:
+    output = tmp_path / "run.json"
+    argv = ["tau2", "run", "--agent", "test", "--user", "test", "--task-ids", "2", "--max-steps", "4",
+            "--trials", "2", "--workers", "1"]
+    assert main([*argv, "--output", str(output)]) == 0
+    results = load_results(output)
+    assert sorted(sim.trial for sim in results.simulations) == [0, 1]
+    assert (results.info["agent_info"]["llm"], results.info["max_steps"]) == ("test", 4)
+
+
+def test_run_command_defaults_to_the_offline_scripted_models_like_e2e(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "run.json"
+    assert main(["tau2", "run", "--task-ids", "2", "--max-num-steps", "6", "--output", str(output)]) == 0
+    assert load_results(output).info["agent_info"]["llm"] == "scripted-agent"
+    assert "offline models" in capsys.readouterr().out
+
+
+def test_earlier_flag_spellings_are_not_listed_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["tau2", "run", "--help"])
+    usage = capsys.readouterr().out
+    assert "--num-trials" in usage and "--trials" not in usage and "--agent " not in usage
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
         (["--task-ids", "99"], "['99']"),
-        (["--agent", "nonsense"], "nonsense"),
-        (["--workers", "0"], "--workers"),
+        (["--agent-model", "nonsense"], "nonsense"),
+        (["--max-workers", "0"], "--max-workers"),
         (["--api-base", "http://127.0.0.1:9/v1"], "api_base"),
     ],
 )
 def test_run_command_rejects_bad_input_with_exit_2(
     options: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["tau2", "run", "--agent", "test", "--user", "test", "--output", str(tmp_path / "r.json"), *options]
+    argv = ["tau2", "run", "--agent-model", "test", "--user-model", "test", "--output", str(tmp_path / "r.json"), *options]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
@@ -126,7 +153,7 @@ def test_run_command_rejects_bad_input_with_exit_2(
 
 def test_run_command_writes_every_span_to_a_local_otlp_json_lines_file(tmp_path: Path) -> None:
     spans_file = tmp_path / "spans" / "run.jsonl"
-    argv = ["tau2", "run", "--agent", "test", "--user", "test", "--task-ids", "2", "--max-steps", "4"]
+    argv = ["tau2", "run", "--agent-model", "test", "--user-model", "test", "--task-ids", "2", "--max-num-steps", "4"]
     assert main([*argv, "--output", str(tmp_path / "run.json"), "--spans-file", str(spans_file)]) == 0
 
     requests = [json.loads(line) for line in spans_file.read_text().splitlines()]

@@ -8,6 +8,8 @@ from pydantic import BaseModel, Field
 from pydantic_ai import Agent
 from pydantic_ai.models import Model
 
+from ace.models import resolve_model
+
 from ._protocol import RerankCandidate, RerankError
 
 __all__ = ["JUDGE_INSTRUCTIONS", "LLMJudgeReranker", "SkillVerdict"]
@@ -37,13 +39,23 @@ class LLMJudgeReranker:
     (a thread), not from inside a running event loop.
     """
 
-    def __init__(self, model: Model | str, *, instructions: str = JUDGE_INSTRUCTIONS) -> None:
-        """Judge with `model`: a pydantic-ai `Model` (a local OpenAI-compatible server, or
-        `ace.models.resolve_model("provider/name")` for litellm-style names) or a pydantic-ai model
-        string such as `"openai:gpt-4.1-mini"`."""
-        # Deferred: a missing API key surfaces as RerankError at rerank time, not at construction.
-        self._agent = Agent(model, output_type=SkillVerdict, instructions=instructions, defer_model_check=True)
-        self.name = f"llm-judge/{model if isinstance(model, str) else model.model_name}"
+    def __init__(
+        self,
+        model: Model | str,
+        *,
+        instructions: str = JUDGE_INSTRUCTIONS,
+        api_base: str | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        """Judge with `model`: a pydantic-ai `Model`, or a model string resolved like every model of
+        ace (`ace.models.resolve_model`: `"openai/gpt-4.1-mini"`, `"openai:gpt-4.1-mini"`, `"test"`),
+        with `api_base`/`api_key` for a local OpenAI-compatible server.
+
+        Raises `ModelResolutionError` for a string that names no model; a missing API key surfaces
+        as `RerankError` at rerank time, not at construction."""
+        resolved = resolve_model(model, api_base=api_base, api_key=api_key)
+        self._agent = Agent(resolved, output_type=SkillVerdict, instructions=instructions)
+        self.name = f"llm-judge/{model.strip() if isinstance(model, str) else model.model_name}"
 
     def rerank(self, task: str, candidates: Sequence[RerankCandidate]) -> list[float]:
         """One verdict per candidate, as a score in [0, 1]. Raises RerankError when a call fails."""
