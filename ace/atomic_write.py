@@ -28,8 +28,8 @@ except ImportError:  # pragma: no cover - Windows
 __all__ = ["write_atomic", "write_text_atomic"]
 
 
-def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], None]) -> None:
-    """Write `path` through `write(handle)`: a temp file in the same folder, fsync, rename, fsync
+def write_atomic(path: str | os.PathLike[str], write: Callable[[IO[bytes]], object]) -> None:
+    """Write `path` through `write(handle)` (its return value is ignored): a temp file in the same folder, fsync, rename, fsync
     of the folder. The parent folder must exist. On any error the temp file is removed and `path`
     is untouched. A symlink is followed (its target is replaced, the link stays) and an existing
     file keeps its permission bits. Temp files of killed writers of `path` are removed first."""

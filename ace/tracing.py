@@ -71,9 +71,11 @@ class SpanHandle(Protocol):
 
     def set_attribute(self, key: str, value: Any) -> None: ...
 
-    def set_attributes(self, attributes: Mapping[str, Any]) -> None: ...
+    # A dict, not any Mapping: logfire's span (one of the two implementations) accepts only a dict.
+    def set_attributes(self, attributes: dict[str, Any]) -> None: ...
 
-    def record_exception(self, exception: BaseException, escaped: bool = False) -> None: ...
+    # `escaped` by keyword: logfire's span takes other arguments before it.
+    def record_exception(self, exception: BaseException, *, escaped: bool = False) -> None: ...
 
 
 def span(name: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
@@ -144,7 +146,7 @@ class _OtelSpan:
     def set_attributes(self, attributes: Mapping[str, Any]) -> None:
         self._span.set_attributes(_otel_values(attributes))
 
-    def record_exception(self, exception: BaseException, escaped: bool = False) -> None:
+    def record_exception(self, exception: BaseException, *, escaped: bool = False) -> None:
         self._span.record_exception(exception, attributes={"exception.escaped": escaped})
 
 

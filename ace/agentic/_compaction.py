@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from pydantic_ai import Agent, RunContext
 from pydantic_ai.messages import (
@@ -27,6 +28,8 @@ from pydantic_ai.usage import UsageLimits
 from ace import tracing
 
 __all__ = ["HistoryCompactor", "estimate_tokens", "render_messages"]
+
+_ToolReturnT = TypeVar("_ToolReturnT", bound=BaseToolReturnPart)
 
 CHARS_PER_TOKEN = 4
 PLACEHOLDER_PREFIX = "[tool result elided to save context"
@@ -140,7 +143,7 @@ def _elide_tool_returns(message: ModelMessage) -> ModelMessage:
     return replace(message, parts=parts)
 
 
-def _elided(part: BaseToolReturnPart) -> BaseToolReturnPart:
+def _elided(part: _ToolReturnT) -> _ToolReturnT:
     text = _part_text(part)
     if text.startswith(PLACEHOLDER_PREFIX):
         return part

@@ -26,7 +26,11 @@ import json
 import os
 import sys
 import traceback
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+    from types import ModuleType
 
 FRAME_MAGIC = b"\x00ACE-SBX"
 NONCE_BYTES = 16
@@ -71,10 +75,12 @@ class BoundedWriter(io.TextIOBase):
         return text
 
 
-def restricted_import(allowed: frozenset[str]):
+def restricted_import(allowed: frozenset[str]) -> Callable[..., ModuleType]:
     real_import = builtins.__import__
 
-    def sandbox_import(name: str, globals=None, locals=None, fromlist=(), level: int = 0):  # noqa: A002
+    def sandbox_import(name: str, globals: Mapping[str, object] | None = None,  # noqa: A002
+                       locals: Mapping[str, object] | None = None, fromlist: Sequence[str] = (),
+                       level: int = 0) -> ModuleType:
         top = name.partition(".")[0]
         if level != 0 or (top not in allowed and name not in _STDLIB_LAZY):
             raise ImportError(
@@ -92,7 +98,10 @@ def restricted_import(allowed: frozenset[str]):
 def run_code(code: str, namespace: dict[str, Any]) -> None:
     """Execute `code`; if its last statement is an expression, print its repr (like a REPL)."""
     tree = ast.parse(code, filename=SANDBOX_FILENAME, mode="exec")
-    last_expr = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+    last = tree.body[-1] if tree.body else None
+    last_expr = last if isinstance(last, ast.Expr) else None
+    if last_expr is not None:
+        tree.body.pop()
     exec(compile(tree, SANDBOX_FILENAME, "exec"), namespace)
     if last_expr is not None:
         value = eval(compile(ast.Expression(last_expr.value), SANDBOX_FILENAME, "eval"), namespace)
@@ -197,9 +206,10 @@ def main() -> None:
         except EOFError:
             return
         nonce = bytes.fromhex(request["nonce"])
+        reply: dict[str, Any] | None
         try:
             if request["op"] == "hello":
-                reply: dict[str, Any] = {"kernel_filter": kernel_filter, "filter_error": filter_error}
+                reply = {"kernel_filter": kernel_filter, "filter_error": filter_error}
             elif request["op"] == "load":
                 namespace.update(request["variables"])
                 reply = {"stdout": "", "stderr": "", "error": None, "memory_exceeded": False, "truncated": False}

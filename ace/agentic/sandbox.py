@@ -128,7 +128,7 @@ class Sandbox:
         self._channel: Channel | None = None
         self._kernel_filter_active: bool | None = None
         self._variables: dict[str, Any] | None = None
-        self._finalizer: weakref.finalize | None = None
+        self._finalizer: weakref.finalize[[subprocess.Popen[bytes], str], Sandbox] | None = None
 
     @property
     def kernel_filter_active(self) -> bool | None:
@@ -247,10 +247,12 @@ class Sandbox:
                 raise FrameError(f"the reply's {name!r} is not a {kind.__name__}")
         if not isinstance(reply.get("error"), (str, type(None))):
             raise FrameError("the reply's 'error' is neither a string nor null")
-        texts = {name: reply[name] for name in ("stdout", "stderr", "error")}
-        kept = {name: None if text is None else cut(text, self.max_output_chars) for name, text in texts.items()}
-        return ExecutionResult(**kept, memory_exceeded=reply["memory_exceeded"],
-                               truncated=reply["truncated"] or kept != texts)
+        stdout, stderr, error = reply["stdout"], reply["stderr"], reply["error"]
+        kept_stdout, kept_stderr = cut(stdout, self.max_output_chars), cut(stderr, self.max_output_chars)
+        kept_error = None if error is None else cut(error, self.max_output_chars)
+        cut_here = (kept_stdout, kept_stderr, kept_error) != (stdout, stderr, error)
+        return ExecutionResult(stdout=kept_stdout, stderr=kept_stderr, error=kept_error,
+                               memory_exceeded=reply["memory_exceeded"], truncated=reply["truncated"] or cut_here)
 
 
 def _seccomp_binding() -> tuple[str | None, str | None]:

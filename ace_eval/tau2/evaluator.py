@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from functools import cache
+from typing import Any
 
 from ace_eval.tau2.environment import WRITE_TOOLS, AirlineEnvironment, tool_calls_of
 from ace_eval.tau2.errors import UnsupportedTaskError
@@ -47,7 +48,7 @@ def _replayed_hash(calls_json: str) -> str:
     return environment.db_hash()
 
 
-def _hash_after(calls: Sequence[tuple[str, dict]]) -> str:
+def _hash_after(calls: Sequence[tuple[str, dict[str, Any]]]) -> str:
     if not calls:
         return initial_db_hash()
     return _replayed_hash(json.dumps(calls, sort_keys=True))
@@ -95,7 +96,7 @@ def evaluate_simulation(
     action_reward = 1.0 if all(check.action_match for check in action_checks) else 0.0
 
     components = {"DB": db_reward, "COMMUNICATE": communicate_reward, "ACTION": action_reward}
-    breakdown = {basis: components[basis] for basis in criteria.reward_basis}
+    breakdown: dict[str, float] = {basis: components[basis] for basis in criteria.reward_basis}
     reward = 1.0
     for value in breakdown.values():
         reward *= value
@@ -117,7 +118,8 @@ def evaluate_simulation(
 
 
 def _communicate_checks(infos: Sequence[str], messages: Sequence[Message]) -> list[CommunicateCheck]:
-    texts = [message.content for message in messages if message.role == "assistant" and message.has_text()]
+    texts = [message.content for message in messages
+             if message.role == "assistant" and message.content is not None and message.has_text()]
     checks = []
     for info in infos:
         said_in = next((text for text in texts if info.lower() in text.lower().replace(",", "")), None)

@@ -22,7 +22,15 @@ from ace_eval.tau2.agent import LLMAgent
 from ace_eval.tau2.environment import AirlineEnvironment
 from ace_eval.tau2.errors import UnsupportedTaskError
 from ace_eval.tau2.evaluator import evaluate_simulation
-from ace_eval.tau2.results import AssistantMessage, Message, SimulationRun, TerminationReason, now_iso
+from ace_eval.tau2.results import (
+    AssistantMessage,
+    Message,
+    SimulationRun,
+    TerminationReason,
+    ToolCall,
+    UserMessage,
+    now_iso,
+)
 from ace_eval.tau2.tasks import Task
 from ace_eval.tau2.user_simulator import UserSimulator, is_user_stop
 
@@ -65,23 +73,25 @@ async def run_simulation(
         receiver: _Role = "user"
         steps = errors = 0
         reason: TerminationReason | None = None
+        pending_calls: list[ToolCall] = []  # the agent's last tool calls, which the environment answers next
         while reason is None:
             if receiver == "user":
-                message = await user.next_message(trajectory)
-                trajectory.append(message)
+                user_message = await user.next_message(trajectory)
+                trajectory.append(user_message)
                 sender, receiver = "user", "agent"
-                if not message.has_text():
+                if not user_message.has_text():
                     reason = "user_error"
-                elif is_user_stop(message):
+                elif is_user_stop(user_message):
                     reason = "user_stop"
             elif receiver == "agent":
-                message = await agent.next_message(trajectory)
-                trajectory.append(message)
-                sender, receiver = "agent", ("env" if message.tool_calls else "user")
-                if not message.tool_calls and not message.has_text():
+                agent_message = await agent.next_message(trajectory)
+                trajectory.append(agent_message)
+                pending_calls = agent_message.tool_calls or []
+                sender, receiver = "agent", ("env" if pending_calls else "user")
+                if not pending_calls and not agent_message.has_text():
                     reason = "agent_error"
             else:
-                for call in trajectory[-1].tool_calls or ():
+                for call in pending_calls:
                     answer = agent.call_own_tool(call) if agent.owns_tool(call.name) else environment.call(call)
                     errors += answer.error
                     trajectory.append(answer)
@@ -113,8 +123,13 @@ async def run_simulation(
         return run
 
 
-def _total_cost(trajectory: list[Message], role: str) -> float | None:
-    costs = [message.cost for message in trajectory if message.role == role]
-    if any(cost is None for cost in costs):
-        return None
-    return sum(costs)
+def _total_cost(trajectory: list[Message], role: Literal["assistant", "user"]) -> float | None:
+    """The summed cost of `role`'s messages; None when any of them has no cost."""
+    total = 0.0
+    for message in trajectory:
+        if not isinstance(message, (AssistantMessage, UserMessage)) or message.role != role:
+            continue
+        if message.cost is None:
+            return None
+        total += message.cost
+    return total

@@ -37,12 +37,10 @@ class RegradedSimulation:
     @property
     def agrees(self) -> bool:
         """True when graded and both db_match and reward equal the recorded ones."""
-        if not self.graded or self.computed.db_check is None:
+        recorded, computed = self.recorded, self.computed
+        if recorded is None or recorded.db_check is None or computed.db_check is None:
             return False
-        return (
-            self.computed.db_check.db_match == self.recorded.db_check.db_match
-            and self.computed.reward == self.recorded.reward
-        )
+        return computed.db_check.db_match == recorded.db_check.db_match and computed.reward == recorded.reward
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ __all__ = [
 ]
 
 RewardType = Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]
+_DEFAULT_REWARD_BASIS: tuple[RewardType, ...] = ("DB", "COMMUNICATE")
 
 
 class _Open(BaseModel):
@@ -67,7 +68,7 @@ class EvaluationCriteria(_Open):
     """Strings the agent must say (COMMUNICATE check)."""
     nl_assertions: list[str] | None = None
     """Natural-language assertions (not part of the airline reward)."""
-    reward_basis: list[RewardType] = Field(default_factory=lambda: ["DB", "COMMUNICATE"])
+    reward_basis: list[RewardType] = Field(default_factory=lambda: list(_DEFAULT_REWARD_BASIS))
     """Components multiplied into the reward."""
 
 
