@@ -14,9 +14,13 @@ from ace.server._access_log import MAX_LOGGED_TARGET_CHARS, access_log_config
 
 @pytest.fixture
 def restore_uvicorn_logging():
-    """uvicorn's `log_config` reconfigures its loggers process-wide; put them back afterwards."""
+    """uvicorn's `log_config` reconfigures its loggers process-wide; put them back afterwards. Filters
+    other libraries left on them are set aside meanwhile (importing litellm, as earlier tests do, adds
+    its own access-log redaction filter, which would cut the line its own way before ours runs)."""
     loggers = [logging.getLogger(name) for name in ("uvicorn", "uvicorn.error", "uvicorn.access")]
     saved = [(lg, lg.handlers[:], lg.filters[:], lg.level, lg.propagate) for lg in loggers]
+    for lg in loggers:
+        lg.filters.clear()
     yield
     for lg, handlers, filters, level, propagate in saved:
         lg.handlers[:], lg.filters[:], lg.level, lg.propagate = handlers, filters, level, propagate
