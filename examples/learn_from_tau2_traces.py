@@ -33,11 +33,10 @@ def main() -> None:
     learned_from = 0
     for result in results:
         # A failed reflection is not a pipeline error: the sample finishes, but it taught nothing.
-        failed_reflections = [r for r in result.output.reflections if r.failed] if result.output else []
         if result.error is not None:
             print(f"failed at {result.failed_at}: {result.error}")
-        elif failed_reflections:
-            print(f"reflection failed: {failed_reflections[0].failure_reason}")
+        elif result.output.reflection_failure is not None:
+            print(f"reflection failed: {result.output.reflection_failure}")
         else:
             learned_from += 1
     skillbook.save_to_file(args.output)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -105,3 +107,14 @@ def test_one_except_clause_catches_skillbook_and_pipeline_errors_alike() -> None
             caught.append(type(error).__name__)
 
     assert caught == [SkillbookFormatError.__name__, "PipelineConfigError"]
+
+
+def test_the_examples_of_docs_errors_md_run_and_print_what_they_say(capsys: pytest.CaptureFixture[str]) -> None:
+    doc = Path(__file__).resolve().parents[1] / "docs" / "errors.md"
+    [block] = re.findall(r"```python\n(.*?)```", doc.read_text(), flags=re.DOTALL)
+    exec(compile(block, str(doc), "exec"), {})
+
+    assert capsys.readouterr().out.splitlines() == [
+        "no skill with id 'context-00042'",
+        "SkillbookError insight must be a non-empty string, got None",
+    ]

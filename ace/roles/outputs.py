@@ -34,7 +34,8 @@ class ReflectorOutput:
     """A reflection on one trace: pure analysis, with no decision about skills.
 
     A reflection with `failed=True` carries no analysis (its text fields are empty) and says why in
-    `failure_reason`; consumers must skip it rather than learn from it.
+    `failure_reason`; consumers must skip it rather than learn from it. In the ACE loop,
+    `ACEStepContext.reflection_failure` reports it for a sample.
     """
 
     reasoning: str

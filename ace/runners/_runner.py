@@ -110,8 +110,8 @@ class Runner:
                         skillbook=self.skillbook.view(),
                         epoch=epoch,
                         total_epochs=epochs,
-                        step_index=index,
-                        total_steps=total,
+                        sample_index=index,
+                        samples_per_epoch=total,
                         global_sample_index=(epoch - 1) * total + index,
                     )
                     for index, item in enumerate(inputs)

@@ -143,11 +143,12 @@ def attach_embeddings(skills: Mapping[str, Skill], embeddings: StoredEmbeddings 
     or None when no vector was attached. Raises `SkillbookFormatError` naming `source` when the
     skills end up with vectors of several dimensions (vectors stored inline in older JSON files)."""
     attached = False
+    digests = embeddings.digests if embeddings is not None else None
     for skill_id, vector in (embeddings.vectors if embeddings is not None else {}).items():
         skill = skills.get(skill_id)
         if skill is None:
             continue
-        if embeddings.digests is not None and embeddings.digests.get(skill_id) != text_digest(skill.embedding_text()):
+        if digests is not None and digests.get(skill_id) != text_digest(skill.embedding_text()):
             continue
         object.__setattr__(skill, "embedding", vector)
         attached = True

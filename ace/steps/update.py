@@ -20,16 +20,16 @@ def insight_source_for(ctx: ACEStepContext) -> InsightSource:
     sample_id = ctx.sample.id if isinstance(ctx.sample, Sample) else None
     identity = infer_trace_identity(ctx.trace, metadata=ctx.metadata, sample_id=sample_id)
     first = ctx.reflections[0] if ctx.reflections else None
-    usable = first is not None and not first.failed
+    usable = first if first is not None and not first.failed else None
     return InsightSource(
         source_system=identity.source_system,
         trace_id=identity.trace_id,
         display_name=identity.display_name,
         sample_question=trace_question(ctx) or None,
         epoch=ctx.epoch,
-        step=ctx.step_index,
-        error_identification=first.error_identification if usable else None,
-        learning_text=first.key_insight if usable else None,
+        step=ctx.sample_index,
+        error_identification=usable.error_identification if usable else None,
+        learning_text=usable.key_insight if usable else None,
         trace_refs=trace_refs_for(ctx.trace, ctx.reflections),
     )
 
@@ -57,7 +57,7 @@ class UpdateStep:
             source=insight_source_for(ctx),
             injected_skill_ids=ctx.injected_skill_ids,
             question_context=trace_question(ctx),
-            progress=f"epoch {ctx.epoch}/{ctx.total_epochs}, sample {ctx.step_index + 1}/{ctx.total_steps}",
+            progress=f"epoch {ctx.epoch}/{ctx.total_epochs}, sample {ctx.sample_index + 1}/{ctx.samples_per_epoch}",
             outcome=trace_feedback(ctx.trace) or "",
         )
         return ctx.replace(skill_manager_output=output)

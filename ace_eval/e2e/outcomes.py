@@ -148,11 +148,8 @@ def _classify(ctx: ACEStepContext, *, error: Exception | None, failed_at: str | 
     if error is not None:
         detail = f"{failed_at}: {type(error).__name__}: {error}"
         return dataclasses.replace(failed, detail=detail, simulation_failed=failed_at in SIMULATION_STEPS)
-    failed_reflections = [r for r in ctx.reflections if r.failed]
-    if failed_reflections:
-        return dataclasses.replace(
-            failed, detail=f"ReflectStep: the reflection failed: {failed_reflections[0].failure_reason}"
-        )
+    if ctx.reflection_failure is not None:
+        return dataclasses.replace(failed, detail=f"ReflectStep: the reflection failed: {ctx.reflection_failure}")
     output = ctx.skill_manager_output
     if output is None or not output.finished:
         detail = "UpdateStep: the SkillManager session did not finish" + (f" ({output.reasoning})" if output else "")

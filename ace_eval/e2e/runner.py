@@ -184,7 +184,8 @@ async def run_e2e_async(
             role: {"configured": config.request_settings(role).to_dict(), "sent": meters[role].settings_sent()}
             for role in config.running_roles()
         },
-        recoveries={"reflector": dict(reflector.recoveries), "skill_manager": dict(skill_manager.recoveries)},
+        recoveries={role: {event: count for event, count in agent.recoveries.items()}
+                    for role, agent in (("reflector", reflector), ("skill_manager", skill_manager))},
     )
 
 

@@ -78,7 +78,7 @@ def test_insight_source_carries_trace_identity_epoch_step_and_the_reflection() -
     )
     ctx = ACEStepContext(
         sample=Sample(question="refund?", id="case-7"), trace={"answer": "yes"}, reflections=(reflection,),
-        epoch=2, step_index=4,
+        epoch=2, sample_index=4,
     )
 
     source = insight_source_for(ctx)
@@ -87,6 +87,20 @@ def test_insight_source_carries_trace_identity_epoch_step_and_the_reflection() -
     assert (source.sample_question, source.error_identification, source.learning_text) == (
         "refund?", "promised a refund", "check the fare first",
     )
+
+
+def test_reflection_failure_names_the_first_failed_reflection_else_is_none() -> None:
+    ok = ReflectorOutput(reasoning="r", error_identification="e", root_cause_analysis="c", correct_approach="a",
+                         key_insight="k")
+    unexplained = ReflectorOutput(reasoning="", error_identification="", root_cause_analysis="", correct_approach="",
+                                  key_insight="", failed=True)
+
+    def failure(*reflections: ReflectorOutput) -> str | None:
+        return ACEStepContext(sample="q", reflections=reflections).reflection_failure
+
+    assert failure() is None and failure(ok) is None
+    assert failure(ok, ReflectorOutput.failure("no code ran")) == "no code ran"
+    assert failure(unexplained) == "the reflector gave no reason"
 
 
 def test_a_failed_reflection_contributes_no_learning_text() -> None:

@@ -105,6 +105,29 @@ def test_reflect_workers_caps_the_reflections_running_at_once(roles: dict[str, A
     assert probe.peak == reflect_workers
 
 
+class _FailingReflector:
+    async def reflect(self, **kwargs: Any) -> ReflectorOutput:
+        return ReflectorOutput.failure("budget exhausted after 3 requests")
+
+
+def test_a_failed_reflection_is_no_error_but_the_result_says_why_it_taught_nothing(roles: dict[str, Any]) -> None:
+    analyser = TraceAnalyser.from_roles(reflector=_FailingReflector(), skill_manager=roles["skill_manager"])
+
+    [failed] = analyser.run(["a trace"])
+    [learned] = _analyser(roles).run(["a trace"])
+
+    assert failed.error is None and failed.output.reflection_failure == "budget exhausted after 3 requests"
+    assert failed.output.skill_manager_output.finished is False and len(analyser.skillbook) == 0
+    assert learned.error is None and learned.output.reflection_failure is None
+
+
+def test_epoch_position_fields_say_which_sample_of_which_epoch(roles: dict[str, Any]) -> None:
+    results = _analyser(roles).run(["t0", "t1", "t2"], epochs=2)
+
+    assert [(r.output.epoch, r.output.sample_index, r.output.samples_per_epoch, r.output.global_sample_index)
+            for r in results] == [(1, 0, 3, 0), (1, 1, 3, 1), (1, 2, 3, 2), (2, 0, 3, 3), (2, 1, 3, 4), (2, 2, 3, 5)]
+
+
 def test_loaded_traces_are_copies_so_one_sample_cannot_change_another(tmp_path: Path) -> None:
     from ace.steps import ACEStepContext, LoadTracesStep, TraceLocation, load_trace_file
 
