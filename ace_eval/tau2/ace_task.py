@@ -140,17 +140,19 @@ class Tau2Agent:
         skills: Sequence[Skill] | InjectedSkills | SkillSource = (),
         sample: Sample | None = None,
     ) -> AgentOutput:
-        """Simulate the sample's task once; the output's `trace_fields` hold the task and the
-        graded simulation, `injected_skill_ids` the skills injected or read. Raises ValueError for
-        a sample without tau2 metadata."""
+        """Simulate the sample's task once, the trial's seed sent with every agent and user request;
+        the output's `trace_fields` hold the task and the graded simulation, `injected_skill_ids` the
+        skills injected or read. Raises ValueError for a sample without tau2 metadata."""
         task, trial, seed = _task_of(sample)
+        agent_settings = (self._agent_settings or LLMAgent.DEFAULT_SETTINGS).overridden(seed=seed)
+        user_settings = (self._user_settings or UserSimulator.DEFAULT_SETTINGS).overridden(seed=seed)
         if isinstance(skills, SkillSource):
-            agent = LLMAgent(self._agent_model, skills=skills, settings=self._agent_settings)
+            agent = LLMAgent(self._agent_model, skills=skills, settings=agent_settings)
         else:  # fixed skills, rendered once like the `all` policy
             fixed = skills if isinstance(skills, InjectedSkills) else InjectedSkills.from_skills(skills)
             instructions = skills_instructions(fixed, "all")
-            agent = LLMAgent(self._agent_model, extra_instructions=instructions, settings=self._agent_settings)
-        user = UserSimulator(self._user_model, task.user_scenario, settings=self._user_settings)
+            agent = LLMAgent(self._agent_model, extra_instructions=instructions, settings=agent_settings)
+        user = UserSimulator(self._user_model, task.user_scenario, settings=user_settings)
         simulation = await run_simulation(
             task, agent=agent, user=user, max_steps=self._max_steps, max_errors=self._max_errors, trial=trial, seed=seed
         )
