@@ -59,17 +59,13 @@ class RequestSettings:
         seed: int | None = None,
     ) -> RequestSettings:
         """A copy in which every argument that is not None replaces the current value."""
-        changes = {
-            name: value
-            for name, value in (
-                ("max_output_tokens", max_output_tokens),
-                ("temperature", temperature),
-                ("timeout_seconds", timeout_seconds),
-                ("seed", seed),
-            )
-            if value is not None
-        }
-        return dataclasses.replace(self, **changes)
+        return dataclasses.replace(
+            self,
+            max_output_tokens=self.max_output_tokens if max_output_tokens is None else max_output_tokens,
+            temperature=self.temperature if temperature is None else temperature,
+            timeout_seconds=self.timeout_seconds if timeout_seconds is None else timeout_seconds,
+            seed=self.seed if seed is None else seed,
+        )
 
     def model_settings(self) -> ModelSettings:
         """The pydantic-ai `ModelSettings` for these values (unset ones left out)."""

@@ -37,7 +37,7 @@ class Branch:
 
     def __init__(
         self,
-        *children: Step,
+        *children: Step[Any],
         merge: MergeStrategy | MergeFunction = "raise_on_conflict",
         name: str = "Branch",
     ) -> None:
@@ -69,7 +69,7 @@ class Branch:
         self._merge = merge
 
     @property
-    def children(self) -> tuple[Step, ...]:
+    def children(self) -> tuple[Step[Any], ...]:
         """The child steps, in order."""
         return tuple(spec.step for spec in self._children)
 

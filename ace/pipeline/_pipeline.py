@@ -7,6 +7,7 @@ import concurrent.futures
 import dataclasses
 import threading
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ace import tracing
 from ace.pipeline._context import CancellationToken, StepContext
@@ -33,7 +34,7 @@ class Pipeline:
     background until `wait_for_background`. A pipeline object can be run any number of times.
     """
 
-    def __init__(self, steps: Sequence[Step], *, name: str = "Pipeline") -> None:
+    def __init__(self, steps: Sequence[Step[Any]], *, name: str = "Pipeline") -> None:
         if not isinstance(name, str) or not name:
             raise TypeError(f"Pipeline name must be a non-empty str; got {describe(name)}")
         if not isinstance(steps, Sequence) or isinstance(steps, str):
@@ -59,7 +60,7 @@ class Pipeline:
         self._pending_lock = threading.Lock()
 
     @property
-    def steps(self) -> tuple[Step, ...]:
+    def steps(self) -> tuple[Step[Any], ...]:
         """The steps, in order."""
         return tuple(spec.step for spec in self._specs)
 

@@ -8,7 +8,7 @@ import reprlib
 import weakref
 from collections.abc import Awaitable, Set
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol, TypeVar
 
 from ace.pipeline._context import StepContext
 from ace.pipeline._errors import PipelineConfigError
@@ -16,8 +16,13 @@ from ace.pipeline._errors import PipelineConfigError
 __all__ = ["Step", "StepSpec", "describe", "inspect_step"]
 
 
-class Step(Protocol):
+ContextT = TypeVar("ContextT", bound=StepContext, contravariant=True)
+
+
+class Step(Protocol[ContextT]):
     """Any object with these attributes and a call is a step; no base class is needed.
+
+    `Step[C]` takes contexts of type `C` (a `StepContext` subclass); a pipeline holds `Step[Any]`.
 
     `__call__(ctx)` may be a plain method (run in a worker thread) or `async def` (awaited on the
     engine's event loop); it returns a new context, usually `ctx.replace(...)`. Optional
@@ -31,7 +36,7 @@ class Step(Protocol):
     provides: frozenset[str]
     """Context fields the step writes."""
 
-    def __call__(self, ctx: StepContext, /) -> StepContext | Awaitable[StepContext]: ...
+    def __call__(self, ctx: ContextT, /) -> StepContext | Awaitable[StepContext]: ...
 
 
 def describe(obj: object) -> str:
@@ -43,7 +48,7 @@ def describe(obj: object) -> str:
 class StepSpec:
     """A validated step plus what the engine needs to run it (read once, at construction)."""
 
-    step: Step
+    step: Step[Any]
     """The step object itself."""
     name: str
     """The step's `name`, or its class name."""

@@ -35,7 +35,8 @@ def trace_feedback(trace: Any) -> str | None:
         return None
     if isinstance(trace.get("feedback"), str):
         return trace["feedback"]
-    simulation = trace.get("simulation") if isinstance(trace.get("simulation"), Mapping) else trace
+    nested = trace.get("simulation")
+    simulation: Mapping[str, Any] = nested if isinstance(nested, Mapping) else trace
     reward_info = simulation.get("reward_info")
     if isinstance(reward_info, Mapping):
         db_check = reward_info.get("db_check") or {}

@@ -20,8 +20,8 @@ class CheckpointStep:
     complete checkpoint. `n` counts samples that reached this step, across epochs.
     """
 
-    requires = frozenset()
-    provides = frozenset()
+    requires: frozenset[str] = frozenset()
+    provides: frozenset[str] = frozenset()
     max_workers = 1
 
     def __init__(self, skillbook: Skillbook, directory: str | Path, *, interval: int = 10) -> None:

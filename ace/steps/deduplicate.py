@@ -17,8 +17,8 @@ class DeduplicateStep:
     visible to the caller.
     """
 
-    requires = frozenset()
-    provides = frozenset()
+    requires: frozenset[str] = frozenset()
+    provides: frozenset[str] = frozenset()
     max_workers = 1
 
     def __init__(self, manager: DeduplicationManager, skillbook: Skillbook, *, interval: int = 10) -> None:

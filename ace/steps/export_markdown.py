@@ -15,8 +15,8 @@ __all__ = ["ExportMarkdownStep"]
 class ExportMarkdownStep:
     """Write `render_markdown(skillbook)` to `path` after every `interval`-th sample (atomically)."""
 
-    requires = frozenset()
-    provides = frozenset()
+    requires: frozenset[str] = frozenset()
+    provides: frozenset[str] = frozenset()
     max_workers = 1
 
     def __init__(self, skillbook: Skillbook, path: str | Path, *, interval: int = 1) -> None:

@@ -8,9 +8,11 @@ from typing import TypedDict
 from typing_extensions import Unpack
 
 from ace.deduplication import DeduplicationManager
+from ace.pipeline import Step
 from ace.roles import ReflectorLike, SkillManagerLike
 from ace.skillbook import Skillbook
 from ace.steps.checkpoint import CheckpointStep
+from ace.steps.context import ACEStepContext
 from ace.steps.deduplicate import DeduplicateStep
 from ace.steps.reflect import DEFAULT_REFLECT_WORKERS, ReflectStep
 from ace.steps.update import UpdateStep
@@ -38,14 +40,14 @@ def learning_tail(
     skill_manager: SkillManagerLike,
     skillbook: Skillbook,
     **options: Unpack[TailOptions],
-) -> list[object]:
+) -> list[Step[ACEStepContext]]:
     """ReflectStep -> UpdateStep [-> DeduplicateStep] [-> CheckpointStep].
 
     Put it after whatever produces `ctx.trace` (AgentStep + EvaluateStep, or LoadTracesStep).
     ReflectStep is the async boundary, so these steps run in the background.
     """
     reflect = ReflectStep(reflector, max_workers=options.get("reflect_workers", DEFAULT_REFLECT_WORKERS))
-    steps: list[object] = [reflect, UpdateStep(skill_manager, skillbook)]
+    steps: list[Step[ACEStepContext]] = [reflect, UpdateStep(skill_manager, skillbook)]
     dedup_manager = options.get("dedup_manager")
     if dedup_manager is not None:
         steps.append(DeduplicateStep(dedup_manager, skillbook, interval=options.get("dedup_interval", 10)))

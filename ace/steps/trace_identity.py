@@ -58,14 +58,15 @@ def _from_metadata(metadata: Mapping[str, Any], display_name: str | None) -> Tra
         if not (system and trace_id):
             raise ValueError(f"metadata trace_uid {uid!r} must be 'source_system:trace_id', e.g. 'crm:{uid}'")
         return TraceIdentity(system, trace_id, display_name)
-    trace_id = _text(metadata.get("trace_id"))
-    if trace_id:
-        return TraceIdentity(_text(metadata.get("source_system")) or "ace", trace_id, display_name)
+    metadata_id = _text(metadata.get("trace_id"))
+    if metadata_id:
+        return TraceIdentity(_text(metadata.get("source_system")) or "ace", metadata_id, display_name)
     return None
 
 
 def _from_trace(trace: Mapping[str, Any], display_name: str | None) -> TraceIdentity | None:
-    simulation = trace.get("simulation") if isinstance(trace.get("simulation"), Mapping) else trace
+    nested = trace.get("simulation")
+    simulation: Mapping[str, Any] = nested if isinstance(nested, Mapping) else trace
     if "task_id" in simulation and "messages" in simulation and _text(simulation.get("id")):
         run = f"task {simulation['task_id']} trial {simulation.get('trial', 0)}"
         name = f"{display_name}: {run}" if display_name else run

@@ -32,7 +32,7 @@ _MODEL_HELP = ('model string (litellm "provider/name" or pydantic-ai "provider:n
                '"scripted" (offline rule-based, default) or "test" (pydantic-ai TestModel)')
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `e2e` and `verify` commands."""
     parser = subparsers.add_parser(
         "e2e",

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pydantic_ai.messages import (
     ModelMessage,
     ModelResponse,
+    ModelResponsePart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
@@ -161,7 +162,7 @@ def _agent_view(trajectory: Sequence[Message]) -> list[ModelMessage]:
     call_names: dict[str, str] = {}
     for message in trajectory:
         if message.role == "assistant":
-            parts: list = [TextPart(content=message.content)] if message.has_text() else []
+            parts: list[ModelResponsePart] = [TextPart(content=message.content or "")] if message.has_text() else []
             for call in message.tool_calls or ():
                 call_names[call.id] = call.name
                 parts.append(ToolCallPart(tool_name=call.name, args=call.arguments, tool_call_id=call.id))

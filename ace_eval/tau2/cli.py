@@ -23,6 +23,7 @@ import dataclasses
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from pydantic_ai.models import Model
 
@@ -40,7 +41,7 @@ from ace_eval.tau2.runner import run_tasks
 __all__ = ["register"]
 
 
-def register(subparsers: argparse._SubParsersAction) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add the `tau2` command group to `ace-eval`."""
     tau2 = subparsers.add_parser("tau2", help="tau2-bench airline harness")
     commands = tau2.add_subparsers(dest="tau2_command", metavar="COMMAND", required=True)
@@ -68,7 +69,7 @@ _RENAMED = {"agent_model": "--agent", "user_model": "--user", "num_trials": "--t
 """Earlier spellings of `tau2 run` options, kept as unlisted aliases (dest -> old flag)."""
 
 
-def _register_run(commands: argparse._SubParsersAction) -> None:
+def _register_run(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     run = commands.add_parser("run", help="simulate airline tasks, grade them, write a Results file")
     run.add_argument("--agent-model", default=SCRIPTED, help=f"the agent's {_MODEL_HELP}")
     run.add_argument("--user-model", default=SCRIPTED, help=f"the simulated user's {_MODEL_HELP}")
@@ -158,7 +159,7 @@ def _regrade(args: argparse.Namespace) -> int:
     return 0 if report.agreeing == report.graded else 1
 
 
-def _row(sim: RegradedSimulation) -> dict:
+def _row(sim: RegradedSimulation) -> dict[str, Any]:
     recorded_db = sim.recorded.db_check if sim.recorded else None
     return {
         "task_id": sim.task_id,
