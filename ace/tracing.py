@@ -90,7 +90,7 @@ def span(name: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
 def memory_span(operation: MemoryOperation, ace_operation: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
     """A span in the OpenTelemetry GenAI memory form, named `<operation> skillbook`, with
     `gen_ai.operation.name`, `gen_ai.memory.store.id` = `skillbook` and `ace.skillbook.operation`
-    (ADD, UPDATE, TAG, REMOVE, PURGE, MARK_USED, SEARCH, MATCH) besides `attributes`."""
+    (ADD, UPDATE, TAG, REMOVE, PURGE, ACTIVATE, MARK_USED, SEARCH, MATCH) besides `attributes`."""
     return span(f"{operation} skillbook", **{"gen_ai.operation.name": operation, "gen_ai.memory.store.id": "skillbook",
                                              "ace.skillbook.operation": ace_operation}, **attributes)
 
