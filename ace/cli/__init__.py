@@ -18,6 +18,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("skillbook", "inspect and maintain a skillbook file", "ace.cli.skillbook"),
     Command("match", "print the skills of a skillbook that apply to a task", "ace.cli.match"),
     Command("serve", "serve the skills HTTP API (/memory/skills) over a skillbook file", "ace.cli.serve"),
+    Command("learn", "learn a skillbook from recorded traces (JSON/JSONL, tau2 Results, OpenTelemetry spans)", "ace.cli.learn"),
 )
 """The commands of `ace`, each registered by its module (see `ace.cli._app`)."""
 

@@ -1,13 +1,17 @@
-"""Loading recorded traces from files: JSON, JSONL, and tau2 `Results` files.
+"""Loading recorded traces from files: JSON, JSONL, tau2 `Results` files and OTLP JSON span files.
 
 `trace_locations(paths)` lists one `TraceLocation` per trace in the files (a tau2 Results file holds
 one per simulation; a JSONL file one per non-blank line; a JSON list one per item; any other JSON
-value is one trace). `LoadTracesStep` reads the trace a sample points at.
+value is one trace; an OTLP JSON span file - a `.jsonl` / `.json` file of ExportTraceServiceRequest lines
+as OpenTelemetry's `FileSpanExporter` writes, or one such document, recognised by `resourceSpans` -
+one per root agent run, see `ace.steps._otel_traces`). `LoadTracesStep` reads the trace a sample
+points at.
 
 Trace files come from outside and are untrusted: every defect becomes a `TraceFileError` that names
 the file (and the line of a JSONL file, the simulation of a Results file) - never an empty trace,
 never another exception. A file that cannot be used at all fails the one sample it gets; a bad
-JSONL line or a bad simulation fails only its own sample, the file's other traces load. Limits:
+JSONL line or a bad simulation fails only its own sample, the file's other traces load (a bad line of
+a span file is one failed sample; the runs of the other lines load). Limits:
 `MAX_TRACE_FILE_BYTES` per file, and `ace.untrusted`'s JSON limits (nesting depth 64, integers of
 at most 4,300 digits, no duplicate keys, NaN, Infinity or lone surrogates). JSONL lines end at
 `\\n` only (`\\r\\n` too); U+2028, U+2029 and U+0085 are characters inside a line.
@@ -18,12 +22,13 @@ from __future__ import annotations
 import copy
 import dataclasses
 import stat
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ace.errors import AceError
+from ace.steps._otel_traces import OtlpSpan, is_otlp_document, otlp_spans, otlp_traces, run_label
 from ace.steps.context import ACEStepContext
 from ace.untrusted import UntrustedInputError, parse_json, quote
 
@@ -125,7 +130,9 @@ class LoadTracesStep:
         trace = traces[location.index]
         if isinstance(trace, _Unusable):
             raise TraceFileError(trace.reason)
-        metadata = {"display_name": location.path.name, **ctx.metadata}
+        label = run_label(trace)
+        name = f"{location.path.name}: {label}" if label else location.path.name
+        metadata = {"display_name": name, **ctx.metadata}
         # A copy: the parsed file is cached and shared by every sample that reads from it.
         return ctx.replace(trace=copy.deepcopy(trace), metadata=metadata)
 
@@ -163,7 +170,17 @@ def _load(path: Path, stamp: tuple[int, int]) -> tuple[Any, ...]:
         raise TraceFileError(f"cannot read trace file {path}: {exc.strerror or exc}") from exc
     if len(data) > MAX_TRACE_FILE_BYTES:  # it grew after stat
         raise TraceFileError(f"trace file {path} is over the {MAX_TRACE_FILE_BYTES:,}-byte limit; split it")
-    traces = _parse_jsonl(path, data) if path.suffix == ".jsonl" else _split(path, _parse(data, f"trace file {path}"))
+    if path.suffix == ".jsonl":
+        traces = _parse_jsonl(path, data)
+    else:
+        try:
+            document = _parse(data, f"trace file {path}")
+        except TraceFileError:
+            if not _starts_with_otlp_line(data):
+                raise
+            traces = _parse_jsonl(path, data)  # FileSpanExporter lines in a file named .json
+        else:
+            traces = _split(path, document)
     if not traces:
         raise TraceFileError(f"trace file {path} holds no trace; give a file with at least one")
     return tuple(traces)
@@ -177,20 +194,56 @@ def _parse(data: bytes, what: str) -> Any:
 
 
 def _parse_jsonl(path: Path, data: bytes) -> list[Any]:
-    """One trace per non-blank line; lines end at b"\\n" only, so U+2028 & co. stay inside a line."""
-    traces: list[Any] = []
+    """One trace per non-blank line; lines end at b"\\n" only, so U+2028 & co. stay inside a line.
+    A file with an OTLP line (`resourceSpans`) is a span file: one trace per root agent run."""
+    lines: list[tuple[int, Any]] = []
     for number, line in enumerate(data.split(b"\n"), start=1):
         line = line.removesuffix(b"\r")
         if not line.strip():
             continue
         try:
-            traces.append(_parse(line, f"trace file {path} line {number}"))
+            lines.append((number, _parse(line, f"trace file {path} line {number}")))
         except TraceFileError as exc:
-            traces.append(_Unusable(str(exc)))
-    return traces
+            lines.append((number, _Unusable(str(exc))))
+    if any(is_otlp_document(document) for _, document in lines):
+        return _split_spans(path, lines)
+    return [document for _, document in lines]
+
+
+def _starts_with_otlp_line(data: bytes) -> bool:
+    first = data.lstrip().split(b"\n", 1)[0]
+    try:
+        return is_otlp_document(parse_json(first, "first line"))
+    except UntrustedInputError:
+        return False
+
+
+def _split_spans(path: Path, lines: Sequence[tuple[int | None, Any]]) -> list[Any]:
+    """An OTLP span file: one trace per root agent run, in the order of the runs' lines; a line that
+    is not a well-formed ExportTraceServiceRequest is one unusable slot at its place."""
+    spans: list[OtlpSpan] = []
+    slots: list[tuple[int, Any]] = []
+    for number, document in lines:
+        where = f"trace file {path}" + (f" line {number}" if number is not None else "")
+        if isinstance(document, _Unusable):
+            slots.append((number or 0, document))
+            continue
+        try:
+            spans += otlp_spans(document, order=number or 0)
+        except UntrustedInputError as exc:
+            slots.append((number or 0, _Unusable(f"{where}: {exc}")))
+    traces = [(order // 1_000_000, trace) for order, trace in otlp_traces(spans)]
+    if not traces and not slots:
+        raise TraceFileError(
+            f"trace file {path} holds OpenTelemetry spans but no agent run (a span whose gen_ai.operation.name "
+            "is \"invoke_agent\" or named \"invoke_agent <agent>\"); record the agent with GenAI instrumentation"
+        )
+    return [item for _, item in sorted(slots + traces, key=lambda slot: slot[0])]
 
 
 def _split(path: Path, document: Any) -> list[Any]:
+    if is_otlp_document(document):
+        return _split_spans(path, [(None, document)])
     if isinstance(document, Mapping) and "simulations" in document:
         return _split_results(path, document)
     if isinstance(document, list):

@@ -1,0 +1,349 @@
+"""OpenTelemetry GenAI spans (OTLP JSON) as traces: one trace per root agent run.
+
+Input: OTLP JSON `ExportTraceServiceRequest` documents (`{"resourceSpans": [...]}`), one per line as
+opentelemetry-exporter-otlp-json-file's `FileSpanExporter` writes them, or one document. Spans are
+grouped by `traceId` and linked by `parentSpanId`:
+
+- an **agent run** is a span whose `gen_ai.operation.name` is `invoke_agent`, or whose name starts
+  with `invoke_agent ` (GenAI semantic conventions; pydantic-ai >= 1) or is `agent run` (older
+  pydantic-ai); a **root** run has no agent run above it. Each root run is one trace; nested runs
+  belong to it (named in `nested_agent_runs`; their own conversations are not inlined);
+- its conversation, first found of: the run span's `pydantic_ai.all_messages`, else its
+  `gen_ai.input.messages` + `gen_ai.output.messages`, else the last model request (`chat <model>`
+  span, `gen_ai.operation.name` `chat`) of the run: its input + output messages, else the run's
+  tool calls (`execute_tool <name>` spans, in start order) with `gen_ai.tool.call.arguments` /
+  `gen_ai.tool.call.result` (or `tool_arguments` / `tool_response`). `gen_ai.system_instructions`
+  becomes a first system message; a tool span with status ERROR flags its result `error: true`.
+- GenAI message parts become chat messages the Reflector renders as a conversation: text parts the
+  message's `content`, `tool_call` parts `tool_calls` ({id, name, arguments}), each
+  `tool_call_response` part one `role: tool` message answering its call; other parts are kept as
+  they are under `parts`.
+
+Without content capture (pydantic-ai `include_content=False`) the spans hold roles and tool names
+only; the trace then says so in `note`. The trace: `{"source_system": "otel", "trace_id":
+"<traceId>:<spanId>", "agent", "run", "model", "status", "final_result", "nested_agent_runs",
+"note", "messages"}` (empty fields left out), so its uid is `otel:<traceId>:<spanId>`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ace.untrusted import UntrustedInputError, parse_json, quote
+
+__all__ = ["CONTENT_OFF_NOTE", "OtlpSpan", "is_otlp_document", "otlp_spans", "otlp_traces", "run_label"]
+
+CONTENT_OFF_NOTE = (
+    "the spans hold no message content (content capture was off when they were recorded): this trace "
+    "shows the order of messages and tool calls by name only; record with content capture on "
+    "(pydantic-ai: InstrumentationSettings(include_content=True)) to learn from what was said"
+)
+"""The `note` of a trace built from spans without content."""
+
+_AGENT_SPAN_NAMES = ("invoke_agent ", "agent run")
+_TOOL_SPAN_NAMES = ("execute_tool ", "running tool")
+_CHAT_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+_STATUS_ERROR = (2, "STATUS_CODE_ERROR")
+
+
+@dataclasses.dataclass(frozen=True)
+class OtlpSpan:
+    """The parts of one OTLP span a trace is built from."""
+
+    trace_id: str
+    span_id: str
+    parent_id: str | None
+    name: str
+    start: int
+    attributes: Mapping[str, Any]
+    error: str | None
+    """The status message of a span whose status is ERROR ("" without message); None otherwise."""
+    order: int
+    """Position in the file (line, then place in the line), the tie-breaker of equal start times."""
+
+    @property
+    def operation(self) -> str:
+        return str(self.attributes.get("gen_ai.operation.name") or "")
+
+    @property
+    def is_agent_run(self) -> bool:
+        return self.operation == "invoke_agent" or self.name.startswith(_AGENT_SPAN_NAMES)
+
+    @property
+    def is_tool_call(self) -> bool:
+        return self.operation == "execute_tool" or self.name.startswith(_TOOL_SPAN_NAMES)
+
+    @property
+    def is_model_request(self) -> bool:
+        return self.operation in _CHAT_OPERATIONS or self.name.startswith("chat ")
+
+
+def is_otlp_document(document: Any) -> bool:
+    """True for an OTLP JSON ExportTraceServiceRequest (an object with `resourceSpans`)."""
+    return isinstance(document, Mapping) and "resourceSpans" in document
+
+
+def otlp_spans(document: Any, *, order: int = 0) -> list[OtlpSpan]:
+    """The spans of one ExportTraceServiceRequest. Raises `UntrustedInputError` naming the first
+    defect (not an object with a `resourceSpans` list, a span without hex `traceId` / `spanId`, ...)."""
+    if not is_otlp_document(document):
+        raise UntrustedInputError(f"not an OTLP ExportTraceServiceRequest (no \"resourceSpans\"): {quote(document)}")
+    spans: list[OtlpSpan] = []
+    for resource in _list(document["resourceSpans"], "resourceSpans"):
+        for scope in _list(_object(resource, "a resourceSpans item").get("scopeSpans", []), "scopeSpans"):
+            for raw in _list(_object(scope, "a scopeSpans item").get("spans", []), "spans"):
+                spans.append(_span(_object(raw, "a span"), order * 1_000_000 + len(spans)))
+    return spans
+
+
+def otlp_traces(spans: Iterable[OtlpSpan]) -> list[tuple[int, dict[str, Any]]]:
+    """One `(order, trace)` per root agent run among `spans`, by the root's position in the file."""
+    by_trace: dict[str, dict[str, OtlpSpan]] = {}
+    for span in spans:
+        by_trace.setdefault(span.trace_id, {})[span.span_id] = span
+    traces: list[tuple[int, dict[str, Any]]] = []
+    for members in by_trace.values():
+        runs = {span_id: _owning_run(span, members) for span_id, span in members.items()}
+        for root in members.values():
+            if root.is_agent_run and _owning_run(root, members, above=True) is None:
+                owned = sorted((s for s in members.values() if _root_of(s, members, runs) == root.span_id),
+                               key=lambda s: (s.start, s.order))
+                traces.append((root.order, _trace(root, owned, runs)))
+    return sorted(traces, key=lambda item: item[0])
+
+
+def run_label(trace: Any) -> str | None:
+    """A short label for an OTel trace (`weather_agent run 4e9823d7`), None for any other trace."""
+    if not (isinstance(trace, Mapping) and trace.get("source_system") == "otel"):
+        return None
+    span_id = str(trace.get("trace_id", "")).rpartition(":")[2]
+    return f"{trace.get('agent') or 'agent'} run {span_id[:8]}".strip()
+
+
+# -- spans -----------------------------------------------------------------------------------------
+
+def _span(raw: Mapping[str, Any], order: int) -> OtlpSpan:
+    trace_id, span_id = _hex(raw.get("traceId"), "traceId"), _hex(raw.get("spanId"), "spanId")
+    parent = raw.get("parentSpanId")
+    parent_id = _hex(parent, "parentSpanId") if parent else None
+    status: Mapping[str, Any] = raw["status"] if isinstance(raw.get("status"), Mapping) else {}
+    error = str(status.get("message") or "") if status.get("code") in _STATUS_ERROR else None
+    try:
+        start = int(raw.get("startTimeUnixNano") or 0)
+    except (TypeError, ValueError):
+        raise UntrustedInputError(f"span {span_id} has a startTimeUnixNano that is not a number: "
+                                  f"{quote(raw.get('startTimeUnixNano'))}") from None
+    name = raw.get("name")
+    return OtlpSpan(trace_id, span_id, parent_id, name if isinstance(name, str) else "", start,
+                    _attributes(raw.get("attributes", [])), error, order)
+
+
+def _attributes(raw: Any) -> dict[str, Any]:
+    attributes: dict[str, Any] = {}
+    for item in _list(raw, "attributes"):
+        item = _object(item, "an attribute")
+        if isinstance(item.get("key"), str):
+            attributes[item["key"]] = _value(item.get("value"))
+    return attributes
+
+
+def _value(value: Any) -> Any:
+    """An OTLP AnyValue as plain data (intValue is a decimal string in OTLP JSON)."""
+    if not isinstance(value, Mapping):
+        return None
+    if "stringValue" in value:
+        return value["stringValue"]
+    if "intValue" in value:
+        try:
+            return int(value["intValue"])
+        except (TypeError, ValueError):
+            return value["intValue"]
+    for key in ("boolValue", "doubleValue", "bytesValue"):
+        if key in value:
+            return value[key]
+    if isinstance(value.get("arrayValue"), Mapping):
+        return [_value(item) for item in value["arrayValue"].get("values", []) or []]
+    if isinstance(value.get("kvlistValue"), Mapping):
+        return {str(kv.get("key")): _value(kv.get("value"))
+                for kv in value["kvlistValue"].get("values", []) or [] if isinstance(kv, Mapping)}
+    return None
+
+
+def _owning_run(span: OtlpSpan, members: Mapping[str, OtlpSpan], *, above: bool = False) -> str | None:
+    """The nearest agent run at or (with `above`) strictly above `span`, by span id."""
+    current: OtlpSpan | None = members.get(span.parent_id or "") if above else span
+    seen: set[str] = set()
+    while current is not None and current.span_id not in seen:
+        if current.is_agent_run:
+            return current.span_id
+        seen.add(current.span_id)
+        current = members.get(current.parent_id or "")
+    return None
+
+
+def _root_of(span: OtlpSpan, members: Mapping[str, OtlpSpan], runs: Mapping[str, str | None]) -> str | None:
+    run, seen = runs[span.span_id], set()
+    while run is not None and run not in seen:
+        seen.add(run)
+        above = _owning_run(members[run], members, above=True)
+        if above is None:
+            return run
+        run = above
+    return None
+
+
+# -- the trace -------------------------------------------------------------------------------------
+
+def _trace(root: OtlpSpan, owned: list[OtlpSpan], runs: Mapping[str, str | None]) -> dict[str, Any]:
+    attributes = root.attributes
+    own = [span for span in owned if runs[span.span_id] == root.span_id and span is not root]
+    tools = [span for span in own if span.is_tool_call]
+    messages = _conversation(root, own, tools)
+    errors = {str(s.attributes.get("gen_ai.tool.call.id")): s for s in tools if s.error is not None}
+    for message in messages:
+        if message.get("role") == "tool" and str(message.get("tool_call_id")) in errors:
+            message["error"] = True
+    agent = attributes.get("gen_ai.agent.name") or attributes.get("agent_name") or root.name.removeprefix("invoke_agent ")
+    trace: dict[str, Any] = {
+        "source_system": "otel",
+        "trace_id": f"{root.trace_id}:{root.span_id}",
+        "agent": agent,
+        "run": root.name,
+        "model": attributes.get("model_name") or attributes.get("gen_ai.request.model"),
+        "status": f"error: {root.error}".strip() if root.error is not None else None,
+        "final_result": attributes.get("final_result"),
+        "nested_agent_runs": [span.name for span in owned if span.is_agent_run and span is not root],
+    }
+    if not _has_content(messages):
+        trace["note"] = CONTENT_OFF_NOTE
+    trace["messages"] = messages or [{"role": "system", "content": "(the agent run recorded no message or tool call)"}]
+    return {key: value for key, value in trace.items() if value not in (None, "", [])}
+
+
+def _conversation(root: OtlpSpan, own: list[OtlpSpan], tools: list[OtlpSpan]) -> list[dict[str, Any]]:
+    attributes = root.attributes
+    system = _system_messages(attributes.get("gen_ai.system_instructions"))
+    everything = _json_list(attributes.get("pydantic_ai.all_messages"))
+    if everything is None:
+        inputs, outputs = (_json_list(attributes.get(key)) for key in ("gen_ai.input.messages", "gen_ai.output.messages"))
+        if inputs is not None or outputs is not None:
+            everything = (inputs or []) + (outputs or [])
+    if everything is None:
+        requests = [span for span in own if span.is_model_request]
+        for request in reversed(requests):
+            inputs, outputs = (_json_list(request.attributes.get(key))
+                               for key in ("gen_ai.input.messages", "gen_ai.output.messages"))
+            if inputs is not None or outputs is not None:
+                everything = (inputs or []) + (outputs or [])
+                system = system or _system_messages(request.attributes.get("gen_ai.system_instructions"))
+                break
+    if everything is None:
+        return system + _tool_span_messages(tools)
+    converted = [message for item in everything for message in _chat_messages(item)]
+    if any(message.get("role") == "system" for message in converted):
+        system = []
+    return system + converted
+
+
+def _chat_messages(item: Any) -> list[dict[str, Any]]:
+    """A GenAI semantic-conventions message (`{"role", "parts": [...]}`) as chat messages."""
+    if not isinstance(item, Mapping):
+        return [{"role": "unknown", "content": item}]
+    role = str(item.get("role") or "unknown")
+    parts = item.get("parts")
+    if not isinstance(parts, list):  # already a chat message, or another shape: kept as it is
+        return [{**item, "role": role}]
+    message: dict[str, Any] = {"role": "assistant" if role == "assistant" else role}
+    texts, calls, other, answers = [], [], [], []
+    for part in parts:
+        kind = part.get("type") if isinstance(part, Mapping) else None
+        if kind == "text" and isinstance(part, Mapping):
+            if part.get("content") not in (None, ""):
+                texts.append(str(part["content"]))
+        elif kind == "tool_call" and isinstance(part, Mapping):
+            calls.append({key: part[key] for key in ("id", "name", "arguments") if key in part})
+        elif kind == "tool_call_response" and isinstance(part, Mapping):
+            result = part.get("result", part.get("response"))
+            answers.append({"role": "tool", "tool_call_id": part.get("id"), "name": part.get("name"), "content": result})
+        else:
+            other.append(part)
+    messages: list[dict[str, Any]] = []
+    if texts or calls or other or not answers:
+        message["content"] = "\n".join(texts) if texts else None
+        if calls:
+            message["tool_calls"] = calls
+        if other:
+            message["parts"] = other
+        if item.get("finish_reason") not in (None, "", "stop", "tool_call"):
+            message["finish_reason"] = item["finish_reason"]
+        messages.append({key: value for key, value in message.items() if value is not None})
+    messages.extend({key: value for key, value in answer.items() if value is not None} for answer in answers)
+    return messages
+
+
+def _tool_span_messages(tools: list[OtlpSpan]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for span in tools:
+        attributes = span.attributes
+        name = attributes.get("gen_ai.tool.name") or span.name.removeprefix("execute_tool ")
+        call_id = str(attributes.get("gen_ai.tool.call.id") or span.span_id)
+        arguments = attributes.get("gen_ai.tool.call.arguments", attributes.get("tool_arguments"))
+        result = attributes.get("gen_ai.tool.call.result", attributes.get("tool_response"))
+        call = {"id": call_id, "name": name, **({"arguments": arguments} if arguments is not None else {})}
+        messages.append({"role": "assistant", "tool_calls": [call]})
+        answer: dict[str, Any] = {"role": "tool", "tool_call_id": call_id, "name": name}
+        if result is not None:
+            answer["content"] = result
+        elif span.error:
+            answer["content"] = span.error
+        messages.append(answer)
+    return messages
+
+
+def _system_messages(value: Any) -> list[dict[str, Any]]:
+    parts = _json_list(value)
+    if parts is None:
+        return [{"role": "system", "content": value}] if isinstance(value, str) and value else []
+    texts = [str(p["content"]) for p in parts if isinstance(p, Mapping) and p.get("content") not in (None, "")]
+    return [{"role": "system", "content": "\n".join(texts)}] if texts else []
+
+
+def _has_content(messages: list[dict[str, Any]]) -> bool:
+    for message in messages:
+        if message.get("content") not in (None, "") and message.get("role") != "system":
+            return True
+        if any(isinstance(call, Mapping) and call.get("arguments") not in (None, "", {})
+               for call in message.get("tool_calls", []) or []):
+            return True
+    return False
+
+
+def _json_list(value: Any) -> list[Any] | None:
+    """A JSON-array attribute (pydantic-ai writes them as JSON text) as a list; None when absent or
+    not a list."""
+    if isinstance(value, str):
+        try:
+            value = parse_json(value, "span attribute")
+        except UntrustedInputError:
+            return None
+    return value if isinstance(value, list) else None
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise UntrustedInputError(f"{what} is not a list: {quote(value)}")
+    return value
+
+
+def _object(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise UntrustedInputError(f"{what} is not an object: {quote(value)}")
+    return value
+
+
+def _hex(value: Any, what: str) -> str:
+    if not isinstance(value, str) or not value or any(c not in "0123456789abcdefABCDEF" for c in value):
+        raise UntrustedInputError(f"a span's {what} is not a hex id: {quote(value)}")
+    return value.lower()
