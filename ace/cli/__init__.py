@@ -19,6 +19,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("match", "print the skills of a skillbook that apply to a task", "ace.cli.match"),
     Command("serve", "serve the skills HTTP API (/memory/skills) over a skillbook file", "ace.cli.serve"),
     Command("learn", "learn a skillbook from recorded traces (JSON/JSONL, tau2 Results, OpenTelemetry spans)", "ace.cli.learn"),
+    Command("mcp", "serve a skillbook to MCP clients (tools: match_skills, read_skill, ...)", "ace.cli.mcp"),
 )
 """The commands of `ace`, each registered by its module (see `ace.cli._app`)."""
 

@@ -1,0 +1,63 @@
+"""`ace mcp SKILLBOOK.json`: the skillbook as an MCP server, over stdio (default) or streamable HTTP."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from ace.cli._app import CommandError
+from ace.cli._reranker import add_reranker_options, reranker_from_args
+
+__all__ = ["DEFAULT_PORT", "HOST", "register"]
+
+HOST = "127.0.0.1"
+"""`--http` binds loopback only: the tools read the skillbook and write trace files."""
+DEFAULT_PORT = 8766
+
+
+def register(subparsers: Any) -> None:
+    """Add the `mcp` command to the `ace` parser."""
+    parser = subparsers.add_parser("mcp", help="serve a skillbook to MCP clients (tools: match_skills, read_skill, ...)")
+    parser.add_argument("path", type=Path, help="skillbook JSON file (re-read when it changes)")
+    parser.add_argument("--http", action="store_true",
+                        help=f"serve streamable HTTP on {HOST} (at /mcp) instead of stdio")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port for --http (default {DEFAULT_PORT})")
+    parser.add_argument("--traces", type=Path, metavar="DIR",
+                        help="folder record_trace writes to (default: <skillbook stem>.traces beside the file)")
+    add_reranker_options(parser)
+    parser.set_defaults(handler=_mcp)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    try:
+        from ace.mcp import create_server
+    except ImportError as exc:
+        # The file-following server state lives in ace.server, whose package imports FastAPI.
+        extra = "mcp" if (exc.name or "mcp").split(".")[0] == "mcp" else "server"
+        raise CommandError(
+            f"ace mcp needs the {extra} extra ({exc.name or exc} is missing or too old); "
+            "run pip install 'ace[mcp,server]'"
+        ) from None
+    from ace.cli._skillbook_file import format_error_line, require_file, terminal_text
+    from ace.skillbook import SkillbookError, SkillbookFormatError
+
+    if not 0 < args.port < 65536:
+        raise CommandError(f"--port must be 1-65535, got {args.port}")
+    require_file(args.path)
+    reranker = reranker_from_args(args)
+    try:
+        server = create_server(args.path, reranker=reranker, traces=args.traces)
+    except (OSError, SkillbookError) as exc:
+        if isinstance(exc, SkillbookFormatError):
+            message = format_error_line(exc)
+        elif isinstance(exc, SkillbookError):
+            message = f"{args.path}: {exc}"
+        else:
+            message = f"{args.path}: {exc.strerror or exc}"
+        raise CommandError(terminal_text(" ".join(message.split()), one_line=True)) from None
+    if args.http:
+        server.run("streamable-http", host=HOST, port=args.port)
+    else:
+        server.run("stdio")
+    return 0

@@ -1,0 +1,188 @@
+"""`create_server`: the skillbook as an MCP server (tools and resources), on the official `mcp` SDK.
+
+Tools: `match_skills`, `search_skills`, `read_skill`, `record_trace`. Resources: `skillbook://catalog`
+and `skillbook://skills/{skill_id}`. Answers are the JSON of the skills HTTP API (`ace serve`), as
+text. The file is followed like `ace serve` does (`WatchedSkillbook`): edits show on the next call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from pydantic import Field
+
+from ace import __version__
+from ace.retrieval import default_embedder, retrieve_top_k
+from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
+from ace.retrieval.embedder import Embedder, EmbeddingError
+from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
+from ace.retrieval.rerankers import Reranker, RerankError
+from ace.server._watched import ServedSkillbook, WatchedSkillbook
+from ace.skillbook import Skill, Skillbook, SkillbookError
+from ace.untrusted import UntrustedInputError, check_text, quote
+
+from ._traces import TraceRecordError, record_trace, trace_queue_path
+
+__all__ = ["CATALOG_URI", "MAX_TASK_CHARS", "SKILL_URI", "create_server"]
+
+CATALOG_URI = "skillbook://catalog"
+"""The resource listing every active skill: id, section, keywords, issue."""
+SKILL_URI = "skillbook://skills/{skill_id}"
+"""The resource of one active skill, as `read_skill` returns it."""
+MAX_TASK_CHARS = 500_000
+"""Longest task or query accepted, in characters (as the HTTP API)."""
+MAX_TOP_K = 50
+"""Most skills `search_skills` returns."""
+
+_INSTRUCTIONS = (
+    "A skillbook of short skills learned from past agent runs. Before a task, call match_skills with "
+    "the task text: it returns the few skills that apply, usually none ([]). read_skill gives a skill's "
+    "insight (what to do). search_skills is a free-text search over all skills. After the task, "
+    "record_trace queues what happened for offline learning."
+)
+
+
+def create_server(
+    skillbook_path: str | os.PathLike[str],
+    *,
+    embedder: Embedder | None = None,
+    reranker: Reranker | None = None,
+    floor: float | None = None,
+    traces: str | os.PathLike[str] | None = None,
+) -> MCPServer:
+    """The MCP server over `skillbook_path`; loads the file and builds the match index first.
+
+    `embedder`, `reranker` and `floor` go to `SkillMatcher` (`embedder` also to `search_skills`);
+    with no `embedder`, the offline default is used and the match vectors are cached beside the file,
+    as `ace serve` does. `traces` is the folder `record_trace` writes to (default
+    `trace_queue_path(skillbook_path)`). Raises `OSError` or `SkillbookError` when the file cannot
+    be loaded.
+    """
+    cache = None if embedder is not None else CachedEmbedder(default_embedder(), match_vector_cache_path(Path(skillbook_path)))
+    match_embedder = embedder if embedder is not None else cache
+    watched = WatchedSkillbook(
+        skillbook_path,
+        lambda skillbook: SkillMatcher(skillbook, embedder=match_embedder, reranker=reranker, floor=floor),
+    )
+    queue = Path(traces) if traces is not None else trace_queue_path(skillbook_path)
+
+    def current_skillbook() -> ServedSkillbook:
+        served = watched.current()
+        if cache is not None:
+            cache.save()  # a no-op unless a reload embedded new texts
+        return served
+
+    current_skillbook()
+    server = MCPServer("ace-skillbook", instructions=_INSTRUCTIONS, version=__version__)
+
+    @server.tool(structured_output=False)
+    def match_skills(
+        task: Annotated[str, Field(description="The task the agent is about to do, as the user gave it.")],
+        limit: Annotated[int, Field(ge=1, le=DEFAULT_SHORTLIST_SIZE, description="Most skills to return.")] = 3,
+    ) -> str:
+        """The skills that apply to a task, best first, as JSON: id, score, matched_on, section,
+        keywords, issue. Usually [] - nothing applies; then go on without skills."""
+        task = _task_text(task, "task")
+        current_skillbook()
+        try:
+            matches = watched.matcher.match(task, limit=limit)
+        except (EmbeddingError, RerankError) as error:
+            raise ToolError(f"matching is unavailable: {error}") from error
+        return _json([
+            {"id": m.skill_id, "score": m.score, "matched_on": m.matched_on, "section": m.section,
+             "keywords": list(m.keywords), "issue": m.issue}
+            for m in matches
+        ])
+
+    @server.tool(structured_output=False)
+    def search_skills(
+        query: Annotated[str, Field(description="Free text; matched against issue, insight and keywords.")],
+        top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="Most skills to return.")] = 5,
+        section: Annotated[
+            Literal["context", "harness"] | None, Field(description="Only skills of this section.")
+        ] = None,
+        keywords: Annotated[
+            list[str] | None, Field(description="Only skills carrying at least one of these keywords.")
+        ] = None,
+    ) -> str:
+        """Search every active skill (hybrid BM25 + embeddings), best first, as JSON: id, section,
+        keywords, issue, insight. Unlike match_skills it always ranks something when skills exist."""
+        query = _task_text(query, "query")
+        skillbook = current_skillbook().skillbook
+        try:
+            found = retrieve_top_k(
+                skillbook, query, top_k=top_k, section=section, keywords=keywords, embedder=embedder
+            )
+        except EmbeddingError as error:
+            raise ToolError(f"search is unavailable: {error}") from error
+        except (SkillbookError, ValueError) as error:
+            raise ToolError(f"invalid search: {error}") from None
+        return _json([
+            {"id": s.id, "section": s.section, "keywords": list(s.keywords), "issue": s.issue, "insight": s.insight}
+            for s in found
+        ])
+
+    @server.tool(structured_output=False)
+    def read_skill(id: Annotated[str, Field(description="A skill id, e.g. context-00001.")]) -> str:
+        """One active skill as JSON, as GET /memory/skills/{id} gives it: insight, counters, occurrences."""
+        skill = _active_skill(current_skillbook().skillbook, id)
+        if skill is None:
+            raise ToolError(f"no active skill with id {quote(id)}; match_skills, search_skills or the "
+                            f"{CATALOG_URI} resource list the ids")
+        return _json(skill.to_dict())
+
+    @server.tool(name="record_trace", structured_output=False)
+    def record_trace_tool(
+        task: Annotated[str, Field(description="The task the agent worked on.")],
+        transcript: Annotated[
+            str | list[dict[str, Any]],
+            Field(description="What happened: text, or chat messages (objects with a \"role\")."),
+        ],
+        outcome: Annotated[str, Field(description="How it ended, e.g. 'tests pass' or 'failed: wrong total'.")],
+    ) -> str:
+        """Queue a finished task's trace for offline learning (no model is called); returns the file."""
+        try:
+            path = record_trace(queue, task, transcript, outcome)
+        except TraceRecordError as error:
+            raise ToolError(str(error)) from None
+        return _json({"recorded": str(path)})
+
+    @server.resource(CATALOG_URI, name="catalog", mime_type="application/json",
+                     description="Every active skill: id, section, keywords, issue.")
+    def catalog() -> str:
+        return current_skillbook().catalog.decode("utf-8")
+
+    @server.resource(SKILL_URI, name="skill", mime_type="application/json",
+                     description="One active skill with insight, counters and occurrences.")
+    def skill_resource(skill_id: str) -> str:
+        skill = _active_skill(current_skillbook().skillbook, skill_id)
+        if skill is None:
+            raise ResourceNotFoundError(f"no active skill with id {quote(skill_id)}; {CATALOG_URI} lists them")
+        return _json(skill.to_dict())
+
+    return server
+
+
+def _task_text(text: str, name: str) -> str:
+    if not text.strip():
+        raise ToolError(f"{name} is blank; send the text to match, e.g. \"fix the failing CI build\"")
+    if len(text) > MAX_TASK_CHARS:
+        raise ToolError(f"{name} is {len(text):,} characters, over the {MAX_TASK_CHARS:,}-character limit")
+    try:
+        return check_text(text, name)
+    except UntrustedInputError as error:
+        raise ToolError(str(error)) from None
+
+
+def _active_skill(skillbook: Skillbook, skill_id: str) -> Skill | None:
+    skill = skillbook.get_skill(skill_id)
+    return skill if skill is not None and skill.active else None
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2)
