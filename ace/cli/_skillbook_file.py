@@ -1,5 +1,5 @@
-"""Opening the skillbook file a command names, with one-line `CommandError`s for the user, and
-making stored text safe to print on a terminal."""
+"""Opening the skillbook a command names (a file, or a `postgresql://` URL), with one-line
+`CommandError`s for the user, and making stored text safe to print on a terminal."""
 
 from __future__ import annotations
 
@@ -8,8 +8,17 @@ from pathlib import Path
 
 from ace.cli._app import CommandError
 from ace.skillbook import Skillbook, SkillbookFormatError
+from ace.skillbook._store import SkillbookStorageError, is_database_url
 
-__all__ = ["format_error_line", "json_terminal_text", "load_skillbook", "require_file", "terminal_text"]
+__all__ = [
+    "format_error_line",
+    "json_terminal_text",
+    "load_skillbook",
+    "require_file",
+    "shown",
+    "skillbook_location",
+    "terminal_text",
+]
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _CONTROL_ONE_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
@@ -29,9 +38,30 @@ def json_terminal_text(text: str) -> str:
     return _CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
 
 
-def require_file(path: Path) -> None:
-    """Raise `CommandError` when `path` is not an existing file."""
-    if not path.is_file():
+def skillbook_location(value: str) -> Path | str:
+    """argparse `type` of a skillbook argument: a `postgresql://` URL kept as given (a Path would
+    fold its `//`), anything else a Path."""
+    return value if is_database_url(value) else Path(value)
+
+
+def shown(location: Path | str) -> str:
+    """The location for messages: a URL's password hidden."""
+    if is_database_url(location):
+        from ace.skillbook._pg_store import parse_location
+
+        try:
+            return parse_location(str(location)).display
+        except SkillbookStorageError:
+            return "postgresql://..."
+    return str(location)
+
+
+def require_file(path: Path | str) -> None:
+    """Raise `CommandError` when `path` is not an existing file (a database URL is checked when it
+    is opened)."""
+    if is_database_url(path):
+        return
+    if not Path(path).is_file():
         raise CommandError(terminal_text(f"{path}: no such skillbook file", one_line=True))
 
 
@@ -40,12 +70,19 @@ def format_error_line(error: SkillbookFormatError) -> str:
     return terminal_text("; ".join([str(error), *getattr(error, "__notes__", [])]), one_line=True)
 
 
-def load_skillbook(path: Path) -> Skillbook:
-    """Load `path`; raises `CommandError` with a one-line reason when it is missing or invalid."""
+def load_skillbook(path: Path | str) -> Skillbook:
+    """Load `path`; raises `CommandError` with a one-line reason when it is missing or invalid, or
+    its database cannot be reached."""
     require_file(path)
     try:
         return Skillbook.load_from_file(path)
     except SkillbookFormatError as exc:
         raise CommandError(format_error_line(exc)) from None
+    except SkillbookStorageError as exc:
+        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+    except FileNotFoundError as exc:
+        if is_database_url(path):
+            raise CommandError(terminal_text(f"{shown(path)}: {exc.strerror}", one_line=True)) from None
+        raise CommandError(terminal_text(f"{path}: cannot read ({exc.strerror or exc})", one_line=True)) from None
     except OSError as exc:
         raise CommandError(terminal_text(f"{path}: cannot read ({exc.strerror or exc})", one_line=True)) from None

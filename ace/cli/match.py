@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 from ace.cli._app import CommandError
@@ -16,7 +15,9 @@ __all__ = ["register"]
 def register(subparsers: Any) -> None:
     """Add the `match` command to the `ace` parser."""
     parser = subparsers.add_parser("match", help="print the skills of a skillbook that apply to a task")
-    parser.add_argument("path", type=Path, help="skillbook JSON file")
+    from ace.cli._skillbook_file import skillbook_location
+
+    parser.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
     parser.add_argument("task", help="the task text")
     parser.add_argument("--limit", type=int, default=3, help="most skills to print (default 3)")
     parser.add_argument("--json", action="store_true", help="print a JSON list like GET /memory/skills?task=")
@@ -31,6 +32,7 @@ def _match(args: argparse.Namespace) -> int:
     from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
     from ace.retrieval.matching import SkillMatcher
     from ace.retrieval.rerankers import RerankError
+    from ace.skillbook._store import is_database_url
 
     if args.limit < 1:
         raise CommandError(f"--limit must be at least 1, got {args.limit}")
@@ -38,12 +40,15 @@ def _match(args: argparse.Namespace) -> int:
         raise CommandError("the task text is blank; pass the task to match, e.g. ace match sb.json \"fix the CI\"")
     reranker = reranker_from_args(args)
     skillbook = load_skillbook(args.path)
-    embedder = CachedEmbedder(default_embedder(), match_vector_cache_path(args.path))
+    # A database skillbook has no folder for the vector cache: its skills are embedded per run.
+    cache = None if is_database_url(args.path) else CachedEmbedder(default_embedder(), match_vector_cache_path(args.path))
+    embedder = cache if cache is not None else default_embedder()
     try:
         matches = SkillMatcher(skillbook, embedder=embedder, reranker=reranker).match(args.task, limit=args.limit)
     except (EmbeddingError, RerankError) as exc:
         raise CommandError(terminal_text(f"matching failed: {exc}", one_line=True)) from exc
-    embedder.save()
+    if cache is not None:
+        cache.save()
     if args.json:
         print(json_terminal_text(json.dumps(
             [

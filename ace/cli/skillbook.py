@@ -9,8 +9,8 @@ from typing import Any
 
 from ace.atomic_write import write_text_atomic
 from ace.cli._app import CommandError
-from ace.cli._skillbook_file import json_terminal_text, load_skillbook, terminal_text
-from ace.skillbook import VALID_SECTIONS, Skill, Skillbook, render_markdown
+from ace.cli._skillbook_file import json_terminal_text, load_skillbook, skillbook_location, terminal_text
+from ace.skillbook import VALID_SECTIONS, Skill, Skillbook, SkillbookError, render_markdown
 from ace.untrusted import quote
 
 __all__ = ["register"]
@@ -22,17 +22,17 @@ def register(subparsers: Any) -> None:
     commands = group.add_subparsers(dest="skillbook_command", metavar="SUBCOMMAND", required=True)
 
     show = commands.add_parser("show", help="print the skills (active ones unless --all)")
-    show.add_argument("path", type=Path, help="skillbook JSON file")
+    show.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
     show.add_argument("--section", choices=sorted(VALID_SECTIONS), help="only this section")
     show.add_argument("--all", action="store_true", help="include inactive (soft-removed) skills")
     show.set_defaults(handler=_show)
 
     stats = commands.add_parser("stats", help="print skill counts and provenance summary as JSON")
-    stats.add_argument("path", type=Path, help="skillbook JSON file")
+    stats.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
     stats.set_defaults(handler=_stats)
 
     sources = commands.add_parser("sources", help="print a skill's provenance records as JSON")
-    sources.add_argument("path", type=Path, help="skillbook JSON file")
+    sources.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
     sources.add_argument("skill_id", help="e.g. context-00001")
     sources.set_defaults(handler=_sources)
 
@@ -42,15 +42,23 @@ def register(subparsers: Any) -> None:
     export.set_defaults(handler=_export_md)
 
     activate = commands.add_parser("activate", help="re-activate an inactive skill (promote a draft)")
-    activate.add_argument("path", type=Path, help="skillbook JSON file")
+    activate.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
     activate.add_argument("skill_id", help="e.g. context-00001")
     activate.set_defaults(handler=_activate)
 
     purge = commands.add_parser("purge", help="delete a skill for good (its id is never reused)")
-    purge.add_argument("path", type=Path, help="skillbook JSON file")
+    purge.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
     purge.add_argument("skill_id", help="e.g. context-00001")
     purge.add_argument("--yes", action="store_true", help="confirm the deletion")
     purge.set_defaults(handler=_purge)
+
+    copy = commands.add_parser(
+        "copy", help="copy a skillbook between files and postgresql:// databases (skills, counters, vectors)"
+    )
+    copy.add_argument("source", type=skillbook_location, metavar="SRC", help="skillbook JSON file or postgresql:// URL")
+    copy.add_argument("destination", type=skillbook_location, metavar="DST", help="skillbook JSON file or postgresql:// URL")
+    copy.add_argument("--replace", action="store_true", help="overwrite a DST that already holds a skillbook")
+    copy.set_defaults(handler=_copy)
 
 
 def _require(skillbook: Skillbook, skill_id: str, path: Path) -> Skill:
@@ -110,6 +118,36 @@ def _activate(args: argparse.Namespace) -> int:
             raise CommandError(terminal_text(f"{args.path}: {args.skill_id} is already active", one_line=True))
         skillbook.activate_skill(args.skill_id)
     print(terminal_text(f"activated {args.skill_id} in {args.path}"))
+    return 0
+
+
+def _copy(args: argparse.Namespace) -> int:
+    from ace.cli._skillbook_file import shown
+    from ace.skillbook._store import SkillbookStorageError, is_database_url
+
+    skillbook = load_skillbook(args.source)
+    source, destination = shown(args.source), shown(args.destination)
+    if not args.replace:
+        if is_database_url(args.destination):
+            try:
+                Skillbook.load_from_file(args.destination)
+            except FileNotFoundError:
+                pass
+            except SkillbookStorageError as exc:
+                raise CommandError(terminal_text(str(exc), one_line=True)) from None
+            except SkillbookError:
+                raise CommandError(terminal_text(f"{destination} already holds a skillbook; add --replace", one_line=True)) from None
+            else:
+                raise CommandError(terminal_text(f"{destination} already holds a skillbook; add --replace", one_line=True))
+        elif Path(args.destination).exists():
+            raise CommandError(terminal_text(f"{destination} already exists; add --replace", one_line=True))
+    try:
+        skillbook.save_to_file(args.destination)
+    except SkillbookError as exc:
+        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+    except OSError as exc:
+        raise CommandError(terminal_text(f"{destination}: cannot write ({exc.strerror or exc})", one_line=True)) from None
+    print(terminal_text(f"copied {len(skillbook)} skills from {source} to {destination}"))
     return 0
 
 

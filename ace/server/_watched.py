@@ -1,4 +1,5 @@
-"""`WatchedSkillbook`: the skillbook file as served, reloaded when the file changes on disk."""
+"""`WatchedSkillbook`: the skillbook file as served, reloaded when the file changes on disk;
+`PgWatchedSkillbook`: a PostgreSQL skillbook as served, following other writers through LISTEN/NOTIFY."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from ace import tracing
 from ace.retrieval.embedder import EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.skillbook import Skillbook, SkillbookError
+from ace.skillbook._store import is_database_url
 from ace.untrusted import MAX_QUOTE_CHARS
 
-__all__ = ["ServedSkillbook", "WatchedSkillbook"]
+__all__ = ["PgWatchedSkillbook", "ServedSkillbook", "WatchedSkillbook", "watch"]
 
 _Signature = tuple[int, int, int]
 logger = logging.getLogger("ace.server")
@@ -32,7 +34,7 @@ class ServedSkillbook:
     catalog: bytes
     """The JSON of `GET /memory/skills`: the active skills' id, section, keywords and issue."""
     signature: _Signature
-    """(mtime_ns, size, inode) of the file this state was loaded from."""
+    """(mtime_ns, size, inode) of the file this state was loaded from; (version, 0, 0) for a database."""
 
 
 def catalog_json(skillbook: Skillbook) -> bytes:
@@ -143,3 +145,70 @@ class WatchedSkillbook:
             self._state = ServedSkillbook(skillbook, catalog_json(skillbook), signature)
             self._failed = None
             self._stale = None
+
+
+class PgWatchedSkillbook:
+    """Serves a PostgreSQL skillbook and follows other writers' changes through LISTEN/NOTIFY
+    (`PgFollower`): each committed write is applied to the one in-process Skillbook, only the rows
+    changed since the served version are read, and the matcher is refreshed incrementally (only new
+    or edited texts are embedded), in the follower's thread, so requests never wait for a reload.
+
+    When the database cannot be reached, the last good state keeps being served, `stale` says why
+    in one short line (the API's `X-Skillbook-Stale` header), and the follower reconnects every
+    second; `stale` clears once it has caught up. Same interface as `WatchedSkillbook`.
+    """
+
+    def __init__(self, url: str, matcher_factory: Callable[[Skillbook], SkillMatcher]) -> None:
+        """Read the skillbook and build its match index now. Raises `SkillbookStorageError` when the
+        database cannot be reached, `FileNotFoundError` when it holds no skillbook of that name."""
+        from ace.skillbook._pg_follow import PgFollower
+
+        self.path = url
+        self._follower = PgFollower(url, on_change=self._changed)
+        self.display = self._follower.location.display
+        skillbook = self._follower.skillbook
+        self.matcher: SkillMatcher = matcher_factory(skillbook)
+        self.matcher.refresh()
+        self._index_error: str | None = None
+        self._state = ServedSkillbook(skillbook, catalog_json(skillbook), (self._follower.version, 0, 0))
+        self._follower.start()
+
+    @property
+    def version(self) -> int:
+        """The database version served."""
+        return self._state.signature[0]
+
+    @property
+    def stale(self) -> str | None:
+        """Why the database's current state is not what is served, or None."""
+        return self._follower.stale or self._index_error
+
+    def current(self) -> ServedSkillbook:
+        """The state served now (the follower keeps it up to date)."""
+        return self._state
+
+    def close(self) -> None:
+        """Stop following the database."""
+        self._follower.close()
+
+    def _changed(self) -> None:
+        skillbook = self._follower.skillbook
+        with tracing.span("skills_api.reload", path=self.display, version=self._follower.version) as span:
+            try:
+                self.matcher.refresh()
+                self._index_error = None
+            except EmbeddingError as error:
+                # The skills are served; their new texts are embedded on the next match or change.
+                span.record_exception(error, escaped=False)
+                self._index_error = f"{type(error).__name__}: {_one_short_line(str(error))}"
+                logger.warning("skillbook %s: new skills could not be indexed (%s)", self.display, self._index_error)
+        self._state = ServedSkillbook(skillbook, catalog_json(skillbook), (self._follower.version, 0, 0))
+
+
+def watch(
+    location: str | os.PathLike[str], matcher_factory: Callable[[Skillbook], SkillMatcher]
+) -> WatchedSkillbook | PgWatchedSkillbook:
+    """A `PgWatchedSkillbook` for a `postgresql://` URL, else a `WatchedSkillbook` for the file."""
+    if is_database_url(location):
+        return PgWatchedSkillbook(str(location), matcher_factory)
+    return WatchedSkillbook(location, matcher_factory)

@@ -25,6 +25,7 @@ from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_pat
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
+from ace.skillbook._store import is_database_url
 from ace.untrusted import quote
 
 from ._inputs import (
@@ -37,7 +38,7 @@ from ._inputs import (
     TaskText,
     short_validation_errors,
 )
-from ._watched import WatchedSkillbook
+from ._watched import watch
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -109,9 +110,11 @@ def create_app(
     """
     from fastapi_offline import FastAPIOffline
 
-    cache = None if embedder is not None else CachedEmbedder(default_embedder(), match_vector_cache_path(skillbook_path))
+    # A postgresql:// skillbook has no folder to keep a vector cache in: its vectors are embedded once per process.
+    database = is_database_url(skillbook_path)
+    cache = None if embedder is not None or database else CachedEmbedder(default_embedder(), match_vector_cache_path(skillbook_path))
     match_embedder = embedder if embedder is not None else cache
-    watched = WatchedSkillbook(
+    watched = watch(
         skillbook_path,
         lambda skillbook: SkillMatcher(skillbook, embedder=match_embedder, reranker=reranker, floor=floor),
     )

@@ -40,6 +40,7 @@ from ace.skillbook._storage import (
     encode_skillbook,
     id_number,
 )
+from ace.skillbook._store import is_database_url
 from ace.skillbook._view import SkillbookView
 from ace.untrusted import quote
 
@@ -404,7 +405,13 @@ class Skillbook:
         Concurrent saves are safe: every file is always some save's complete output; the last
         rename wins. Use `Skillbook.locked(path)` for read-modify-write across processes. A symlink
         is followed: the real file is replaced and its sidecar sits beside it.
+
+        A `postgresql://` URL (see `ace.skillbook._store`) is written in one transaction instead.
         """
+        if is_database_url(path):
+            from ace.skillbook import _pg_store
+
+            return _pg_store.save(self, str(path))
         path = Path(os.path.realpath(path))
         with tracing.span("skillbook.save", path=str(path)) as span, self._save_lock:
             with self._lock:
@@ -425,7 +432,14 @@ class Skillbook:
         `SkillbookFormatError` for any malformed content of the JSON or the sidecar ("Skillbook
         format v2 required — regenerate" for another schema; otherwise naming the file, skill id and
         field). A symlink is resolved first, so the sidecar is the one beside the real file.
+
+        A `postgresql://` URL is read from the database in one consistent snapshot
+        (`SkillbookStorageError` when it cannot be reached).
         """
+        if is_database_url(path):
+            from ace.skillbook import _pg_store
+
+            return _pg_store.load(cls, str(path))
         path = Path(os.path.realpath(path))
         with tracing.span("skillbook.load", path=str(path)) as span:
             stored = decode_skillbook(read_limited(path, MAX_SKILLBOOK_BYTES), str(path))
@@ -444,7 +458,17 @@ class Skillbook:
         `timeout` seconds (-1 = wait forever) bounds the wait for the lock; `filelock.Timeout` is
         raised when it expires. A symlink is resolved first: through a link or the real path, every
         process takes the same lock on the same file.
+
+        With a `postgresql://` URL the block is one database transaction holding the skillbook's
+        row lock (`SELECT ... FOR UPDATE`); only the changed rows are written, and other processes
+        following the skillbook are notified on commit.
         """
+        if is_database_url(path):
+            from ace.skillbook import _pg_store
+
+            with _pg_store.locked(cls, str(path), timeout=timeout) as skillbook:
+                yield skillbook
+            return
         path = Path(os.path.realpath(path))
         with filelock.FileLock(f"{path}.lock", timeout=timeout):
             skillbook = cls.load_from_file(path) if path.exists() else cls()

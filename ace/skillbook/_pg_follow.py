@@ -1,0 +1,193 @@
+"""`PgFollower`: one in-process Skillbook kept up to date with a PostgreSQL skillbook.
+
+It LISTENs on `ace_skillbook`; on each notification (and every `poll_interval` seconds, which also
+proves the connection alive) it reads only the rows stamped after the version it holds, in one
+REPEATABLE READ transaction, and applies them to its Skillbook in place. The Skillbook's change log
+records exactly the ids that changed, so indexes that follow it (`SkillMatcher`) refresh
+incrementally. When the database is unreachable, the last good state stays and `stale` says why;
+the follower reconnects every `retry_interval` seconds and catches up (notifications missed while
+disconnected are covered by reading everything after the held version).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ace.skillbook._errors import SkillbookError
+from ace.skillbook._pg_schema import NOTIFY_CHANNEL
+from ace.skillbook._pg_store import (
+    Changes,
+    StoredState,
+    apply_changes,
+    connect,
+    fetch_state,
+    fill,
+    parse_location,
+    storage_error,
+)
+from ace.skillbook._pg_store import _VECTOR_KINDS, _psycopg
+from ace.skillbook._skillbook import Skillbook
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["PgFollower"]
+
+logger = logging.getLogger("ace.skillbook")
+
+
+class PgFollower:
+    """Holds `skillbook`, the state of a database skillbook at `version`, and follows its changes
+    in a background thread once `start()` is called (`close()` stops it)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        on_change: Callable[[], None] | None = None,
+        poll_interval: float = 1.0,
+        retry_interval: float = 1.0,
+    ) -> None:
+        """Read the whole skillbook now. Raises `SkillbookStorageError` when the database cannot be
+        reached and `FileNotFoundError` when it holds no skillbook of that name.
+
+        `on_change()` is called from the follower's thread after each applied change."""
+        self.location = parse_location(url)
+        self.on_change: Callable[[], None] | None = None  # not during the first read
+        self.poll_interval = poll_interval
+        self.retry_interval = retry_interval
+        self.skillbook = Skillbook()
+        self._state = StoredState()
+        self._stale: str | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        conn = connect(self.location)
+        try:
+            conn.execute(f"LISTEN {NOTIFY_CHANNEL}")  # before the read: no write can fall in between
+            self._catch_up(conn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn: psycopg.Connection | None = conn
+        self.on_change = on_change
+
+    @property
+    def version(self) -> int:
+        """The database version of the state held."""
+        return self._state.version
+
+    @property
+    def stale(self) -> str | None:
+        """Why the state held may be behind the database (it cannot be reached), or None."""
+        return self._stale
+
+    def start(self) -> None:
+        """Follow changes in a daemon thread."""
+        self._thread = threading.Thread(target=self._run, name=f"ace-pg-follow-{self.location.name}", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop following and close the connection."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _run(self) -> None:
+        psycopg = _psycopg()
+        while not self._stop.is_set():
+            try:
+                if self._conn is None:
+                    self._conn = connect(self.location)
+                    self._conn.execute(f"LISTEN {NOTIFY_CHANNEL}")
+                    self._catch_up(self._conn)
+                for _ in self._conn.notifies(timeout=self.poll_interval, stop_after=1):
+                    pass
+                self._catch_up(self._conn)
+            except (psycopg.Error, SkillbookError, OSError) as error:
+                if isinstance(error, psycopg.Error):
+                    error = storage_error(self.location, error)
+                reason = f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
+                if self._stale != reason:
+                    logger.warning("skillbook %s cannot be followed (%s); serving the last good state",
+                                   self.location.display, reason)
+                self._stale = reason
+                if self._conn is not None:
+                    self._conn.close()
+                    self._conn = None
+                self._stop.wait(self.retry_interval)
+
+    def _catch_up(self, conn: psycopg.Connection) -> None:
+        with conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            changes = fetch_state(conn, self.location, self._state.version)
+            if changes is not None and changes.version < self._state.version:
+                changes = fetch_state(conn, self.location, -1)  # the database was reset: read it whole
+        if changes is None:
+            raise FileNotFoundError(2, f"no skillbook named {self.location.name!r} in the database",
+                                    self.location.display)
+        changed = changes.version != self._state.version
+        if changed:
+            if changes.version < self._state.version or self._state.version < 0:
+                full = apply_changes(StoredState(), changes)
+                _replace(self.skillbook, self._state, full)
+                self._state = full
+            else:
+                _apply_in_place(self.skillbook, changes)
+                self._state = apply_changes(self._state, changes)
+        self._stale = None
+        if changed and self.on_change is not None:
+            self.on_change()
+
+
+def _content(skill: Any) -> tuple[Any, ...]:
+    return skill.issue, skill.insight, skill.keywords, skill.active
+
+
+def _apply_in_place(skillbook: Skillbook, changes: Changes) -> None:
+    """Move `skillbook` forward by `changes`, recording in its change log which ids changed and
+    whether their content did (so a matcher re-embeds only new or edited texts)."""
+    with skillbook._lock:
+        content: set[str] = set()
+        other: set[str] = set()
+        for skill_id in changes.purged:
+            if skillbook._skills.pop(skill_id, None) is not None:
+                content.add(skill_id)
+                skillbook._order = None
+        for skill in changes.skills:
+            old = skillbook._skills.get(skill.id)
+            if old is None:
+                skillbook._order = None
+            (content if old is None or _content(old) != _content(skill) else other).add(skill.id)
+            skillbook._skills[skill.id] = skill
+        for pair, record in changes.decisions:
+            if record is None:
+                skillbook._similarity_decisions.pop(pair, None)
+            else:
+                skillbook._similarity_decisions[pair] = record
+        skillbook._last_numbers = dict(changes.last_numbers)
+        for column, attribute in _VECTOR_KINDS:
+            setattr(skillbook, attribute, changes.models.get(column))
+        if other:
+            skillbook._log.record(other, content=False)
+        if content or not other:
+            skillbook._log.record(content, content=True)
+
+
+def _replace(skillbook: Skillbook, old: StoredState, new: StoredState) -> None:
+    """Give `skillbook` the whole of `new`, recording every id either state holds as changed."""
+    staging = Skillbook()
+    fill(staging, new)
+    with skillbook._lock:
+        skillbook._skills = staging._skills
+        skillbook._last_numbers = staging._last_numbers
+        skillbook._similarity_decisions = staging._similarity_decisions
+        for _, attribute in _VECTOR_KINDS:
+            setattr(skillbook, attribute, getattr(staging, attribute))
+        skillbook._order = None
+        skillbook._log.record(set(old.skills) | set(new.skills), content=True)
