@@ -1,9 +1,11 @@
-"""`ace skillbook ...`: inspect a skillbook file, export it to Markdown, activate or purge a skill."""
+"""`ace skillbook ...`: inspect a skillbook file, export it to Markdown or Agent Skills (SKILL.md
+folders), import SKILL.md folders, activate or purge a skill."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,27 @@ def register(subparsers: Any) -> None:
     export.add_argument("path", type=Path, help="skillbook JSON file")
     export.add_argument("-o", "--output", type=Path, required=True, help="Markdown file to write")
     export.set_defaults(handler=_export_md)
+
+    export_skills = commands.add_parser(
+        "export-skills", help="write each active skill as an Agent Skills folder (OUT_DIR/<name>/SKILL.md)"
+    )
+    export_skills.add_argument("path", type=Path, metavar="SKILLBOOK", help="skillbook JSON file")
+    export_skills.add_argument(
+        "out_dir", type=Path, metavar="OUT_DIR",
+        help="folder to create or update in place (only folders exported by ace are replaced or removed)",
+    )
+    export_skills.set_defaults(handler=_export_skills)
+
+    import_skills = commands.add_parser(
+        "import-skills", help="add a skill for every DIR/<name>/SKILL.md (exit 1 if any file failed)"
+    )
+    import_skills.add_argument("folder", type=Path, metavar="DIR", help="folder of skill folders, or one skill folder")
+    import_skills.add_argument("path", type=Path, metavar="SKILLBOOK", help="skillbook JSON file (created if missing)")
+    import_skills.add_argument(
+        "--section", choices=sorted(VALID_SECTIONS), default="context",
+        help="section of skills not exported by ace (default: context; ours keep theirs)",
+    )
+    import_skills.set_defaults(handler=_import_skills)
 
     activate = commands.add_parser("activate", help="re-activate an inactive skill (promote a draft)")
     activate.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
@@ -108,6 +131,50 @@ def _export_md(args: argparse.Namespace) -> int:
         raise CommandError(terminal_text(f"{args.output}: cannot write ({exc.strerror})", one_line=True)) from None
     print(terminal_text(f"wrote {args.output}"))
     return 0
+
+
+def _export_skills(args: argparse.Namespace) -> int:
+    from ace.skillbook.agent_skills import SkillMdError, export_agent_skills
+
+    skillbook = load_skillbook(args.path)
+    try:
+        report = export_agent_skills(skillbook, args.out_dir)
+    except SkillMdError as exc:
+        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+    except OSError as exc:
+        where = exc.filename or args.out_dir
+        raise CommandError(terminal_text(f"{where}: cannot write ({exc.strerror or exc})", one_line=True)) from None
+    print(terminal_text(
+        f"exported {len(report.written) + len(report.unchanged)} skills to {args.out_dir}: {len(report.written)} "
+        f"written, {len(report.unchanged)} unchanged, {len(report.removed)} removed"
+    ))
+    return 0
+
+
+def _import_skills(args: argparse.Namespace) -> int:
+    from ace.skillbook.agent_skills import import_agent_skills
+
+    if not args.folder.is_dir():
+        raise CommandError(terminal_text(f"{args.folder}: no such folder", one_line=True))
+    if args.path.exists():
+        load_skillbook(args.path)  # a malformed file is a one-line error, not an empty skillbook
+    try:
+        with Skillbook.locked(args.path) as skillbook:
+            report = import_agent_skills(args.folder, skillbook, section=args.section)
+    except OSError as exc:
+        where = exc.filename or args.folder
+        raise CommandError(terminal_text(f"{where}: cannot read or write ({exc.strerror or exc})", one_line=True)) from None
+    for path, skill_id in report.added:
+        print(terminal_text(f"added {skill_id} from {path}", one_line=True))
+    for path, skill_id in report.skipped:
+        print(terminal_text(f"skipped {path}: already in the skillbook as {skill_id}", one_line=True))
+    for _, message in report.failed:
+        print(f"ace: error: {terminal_text(message, one_line=True)}", file=sys.stderr)
+    print(terminal_text(
+        f"imported {len(report.added)} skills into {args.path}: {len(report.skipped)} already present, "
+        f"{len(report.failed)} failed"
+    ))
+    return 1 if report.failed else 0
 
 
 def _activate(args: argparse.Namespace) -> int:
