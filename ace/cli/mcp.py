@@ -33,11 +33,8 @@ def _mcp(args: argparse.Namespace) -> int:
     try:
         from ace.mcp import create_server
     except ImportError as exc:
-        # The file-following server state lives in ace.server, whose package imports FastAPI.
-        extra = "mcp" if (exc.name or "mcp").split(".")[0] == "mcp" else "server"
         raise CommandError(
-            f"ace mcp needs the {extra} extra ({exc.name or exc} is missing or too old); "
-            "run pip install 'ace[mcp,server]'"
+            f"ace mcp needs the mcp extra, mcp 1.x ({exc.name or exc} is missing); run pip install 'ace[mcp]'"
         ) from None
     from ace.cli._skillbook_file import format_error_line, require_file, terminal_text
     from ace.skillbook import SkillbookError, SkillbookFormatError
@@ -57,7 +54,9 @@ def _mcp(args: argparse.Namespace) -> int:
             message = f"{args.path}: {exc.strerror or exc}"
         raise CommandError(terminal_text(" ".join(message.split()), one_line=True)) from None
     if args.http:
-        server.run("streamable-http", host=HOST, port=args.port)
+        server.settings.host = HOST
+        server.settings.port = args.port
+        server.run("streamable-http")
     else:
         server.run("stdio")
     return 0

@@ -1,4 +1,4 @@
-"""The skillbook as an MCP server (`ace mcp SKILLBOOK.json`), built on the official `mcp` SDK (2.x).
+"""The skillbook as an MCP server (`ace mcp SKILLBOOK.json`), built on the official `mcp` SDK (1.x, `FastMCP`).
 
 Needs the `mcp` extra (`pip install 'ace[mcp]'`). See docs/integrations.md, "MCP clients".
 """

@@ -3,6 +3,10 @@
 Tools: `match_skills`, `search_skills`, `read_skill`, `record_trace`. Resources: `skillbook://catalog`
 and `skillbook://skills/{skill_id}`. Answers are the JSON of the skills HTTP API (`ace serve`), as
 text. The file is followed like `ace serve` does (`WatchedSkillbook`): edits show on the next call.
+
+Built on the SDK's 1.x `FastMCP` (the `eval` extra's tau3 package pins `mcp<2`). A `ToolError`
+reaches the client as a tool result with `isError` set and the message (prefixed by the SDK with
+"Error executing tool NAME: "), never a traceback.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from pydantic import Field
 
 from ace import __version__
@@ -54,14 +58,16 @@ def create_server(
     reranker: Reranker | None = None,
     floor: float | None = None,
     traces: str | os.PathLike[str] | None = None,
-) -> MCPServer:
+) -> FastMCP:
     """The MCP server over `skillbook_path`; loads the file and builds the match index first.
 
     `embedder`, `reranker` and `floor` go to `SkillMatcher` (`embedder` also to `search_skills`);
     with no `embedder`, the offline default is used and the match vectors are cached beside the file,
     as `ace serve` does. `traces` is the folder `record_trace` writes to (default
     `trace_queue_path(skillbook_path)`). Raises `OSError` or `SkillbookError` when the file cannot
-    be loaded.
+    be loaded. Run it with `server.run("stdio")`, or set `server.settings.port` and
+    `server.run("streamable-http")`: FastMCP's default host, 127.0.0.1, also turns on its
+    DNS-rebinding protection; the endpoint is /mcp.
     """
     cache = None if embedder is not None else CachedEmbedder(default_embedder(), match_vector_cache_path(Path(skillbook_path)))
     match_embedder = embedder if embedder is not None else cache
@@ -78,7 +84,9 @@ def create_server(
         return served
 
     current_skillbook()
-    server = MCPServer("ace-skillbook", instructions=_INSTRUCTIONS, version=__version__)
+    server = FastMCP("ace-skillbook", instructions=_INSTRUCTIONS)
+    # FastMCP takes no version; without one, serverInfo would report the SDK's own version.
+    server._mcp_server.version = __version__
 
     @server.tool(structured_output=False)
     def match_skills(
@@ -162,7 +170,7 @@ def create_server(
     def skill_resource(skill_id: str) -> str:
         skill = _active_skill(current_skillbook().skillbook, skill_id)
         if skill is None:
-            raise ResourceNotFoundError(f"no active skill with id {quote(skill_id)}; {CATALOG_URI} lists them")
+            raise ResourceError(f"no active skill with id {quote(skill_id)}; {CATALOG_URI} lists them")
         return _json(skill.to_dict())
 
     return server

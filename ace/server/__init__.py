@@ -1,5 +1,22 @@
-"""The skills HTTP API: `create_app(skillbook_path)` (run it with `ace serve SKILLBOOK.json`)."""
+"""The skills HTTP API: `create_app(skillbook_path)` (run it with `ace serve SKILLBOOK.json`).
 
-from .app import MAX_BODY_BYTES, MAX_LIMIT, MAX_TASK_CHARS, SkillMatchOut, SkillSummary, create_app
+The app (`.app`) needs the `server` extra (FastAPI) and is imported on first use of its names, so the
+file-following state in `._watched`, which `ace mcp` shares, imports without FastAPI.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .app import MAX_BODY_BYTES, MAX_LIMIT, MAX_TASK_CHARS, SkillMatchOut, SkillSummary, create_app
 
 __all__ = ["MAX_BODY_BYTES", "MAX_LIMIT", "MAX_TASK_CHARS", "SkillMatchOut", "SkillSummary", "create_app"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from . import app
+
+        return getattr(app, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

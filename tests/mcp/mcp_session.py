@@ -1,8 +1,7 @@
 """A small skillbook file, and an MCP client session from the SDK against `ace mcp` over stdio.
 
 Not a package and not a conftest: `tests/mcp/__init__.py` would make this folder the `mcp` package
-and shadow the SDK. Test modules here skip when the SDK is not 2.x (`mcp.server.mcpserver`): the
-`eval` extra's tau3 package pins `mcp<2`, so one environment cannot hold both.
+and shadow the SDK. The SDK is 1.x (the `eval` extra's tau3 package pins `mcp<2`); `.[dev]` installs it.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
@@ -22,6 +22,8 @@ ACE = "import sys; from ace.cli import main; sys.exit(main())"
 """The `ace` command, run by this interpreter (the console script may not be on PATH)."""
 TIMEOUT = 60.0
 """Seconds any one request may take (the first match loads the offline embedder: a few seconds)."""
+READ_TIMEOUT = timedelta(seconds=TIMEOUT)
+"""`TIMEOUT` as the SDK's `ClientSession` takes it."""
 
 
 def write_skillbook(tmp_path: Path) -> Path:
@@ -51,14 +53,16 @@ def server_environment() -> dict[str, str]:
     return {key: value for key, value in os.environ.items() if key != "LOGFIRE_TOKEN"}
 
 
+def server_parameters(*args: str) -> StdioServerParameters:
+    """How the SDK's stdio client starts `ace mcp *args`."""
+    return StdioServerParameters(command=sys.executable, args=["-c", ACE, "mcp", *args], env=server_environment())
+
+
 @asynccontextmanager
 async def stdio_session(*args: str) -> AsyncIterator[ClientSession]:
     """An initialised SDK client session with `ace mcp *args` over stdio."""
-    params = StdioServerParameters(
-        command=sys.executable, args=["-c", ACE, "mcp", *args], env=server_environment()
-    )
     with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=TIMEOUT) as session:
+        async with stdio_client(server_parameters(*args), errlog=errlog) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
                 await session.initialize()
                 yield session

@@ -9,14 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("mcp.server.mcpserver", reason="ace mcp needs the mcp SDK 2.x (pip install 'ace[mcp]')")
-
-from mcp import ClientSession  # noqa: E402
-from mcp.client.streamable_http import streamable_http_client  # noqa: E402
-from mcp_session import ACE, TIMEOUT, server_environment, write_skillbook  # noqa: E402
-from mcp_types import TextContent  # noqa: E402
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.types import TextContent
+from mcp_session import ACE, READ_TIMEOUT, TIMEOUT, server_environment, write_skillbook
 
 
 def _free_port() -> int:
@@ -45,8 +41,8 @@ async def test_http_transport_serves_the_tools_on_loopback(tmp_path: Path) -> No
     )
     try:
         _wait_for_port(port, process, time.monotonic() + TIMEOUT)
-        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write):
-            async with ClientSession(read, write, read_timeout_seconds=TIMEOUT) as session:
+        async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as (read, write, _session_id):
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
                 await session.initialize()
                 tools = {tool.name for tool in (await session.list_tools()).tools}
                 result = await session.call_tool("read_skill", {"id": "context-00001"})

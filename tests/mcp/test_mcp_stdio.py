@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mcp.server.mcpserver", reason="ace mcp needs the mcp SDK 2.x (pip install 'ace[mcp]')")
+from mcp import ClientSession
+from mcp.client.stdio import stdio_client
+from mcp.shared.exceptions import McpError
+from mcp.types import TextContent, TextResourceContents
+from mcp_session import READ_TIMEOUT, server_parameters, stdio_session, write_skillbook
 
-from mcp_session import stdio_session, write_skillbook  # noqa: E402
-from mcp_types import TextContent, TextResourceContents  # noqa: E402
+from ace import __version__
 
-from ace.steps._trace_fields import trace_feedback  # noqa: E402
-from ace.steps.load_traces import load_trace_file, trace_locations  # noqa: E402
+from ace.steps._trace_fields import trace_feedback
+from ace.steps.load_traces import load_trace_file, trace_locations
 
 
 @pytest.fixture
@@ -31,10 +37,18 @@ async def test_the_server_lists_its_four_tools_and_the_catalog_resource(skillboo
     async with stdio_session(str(skillbook_path)) as session:
         tools = {tool.name for tool in (await session.list_tools()).tools}
         resources = {str(r.uri) for r in (await session.list_resources()).resources}
-        templates = {t.uri_template for t in (await session.list_resource_templates()).resource_templates}
+        templates = {t.uriTemplate for t in (await session.list_resource_templates()).resourceTemplates}
     assert tools == {"match_skills", "search_skills", "read_skill", "record_trace"}
     assert resources == {"skillbook://catalog"}
     assert templates == {"skillbook://skills/{skill_id}"}
+
+
+async def test_the_server_names_itself_with_the_ace_version(skillbook_path: Path) -> None:
+    with open(os.devnull, "w") as errlog:
+        async with stdio_client(server_parameters(str(skillbook_path)), errlog=errlog) as (read, write):
+            async with ClientSession(read, write, read_timeout_seconds=READ_TIMEOUT) as session:
+                info = (await session.initialize()).serverInfo
+    assert (info.name, info.version) == ("ace-skillbook", __version__)
 
 
 async def test_match_skills_returns_the_skill_that_applies_and_an_empty_list_otherwise(skillbook_path: Path) -> None:
@@ -43,7 +57,7 @@ async def test_match_skills_returns_the_skill_that_applies_and_an_empty_list_oth
             "match_skills", {"task": "etl-worker is in CrashLoopBackOff and `kubectl logs` returns nothing"}
         )
         miss = await session.call_tool("match_skills", {"task": "Write a haiku about autumn leaves."})
-    assert not hit.is_error and not miss.is_error
+    assert not hit.isError and not miss.isError
     [match] = json.loads(_text(hit))
     assert match["id"] == "context-00001"
     assert set(match) == {"id", "score", "matched_on", "section", "keywords", "issue"}
@@ -70,9 +84,16 @@ async def test_an_unknown_id_and_a_blank_task_are_tool_errors_with_a_clear_messa
     async with stdio_session(str(skillbook_path)) as session:
         unknown = await session.call_tool("read_skill", {"id": "context-09999"})
         blank = await session.call_tool("match_skills", {"task": "   "})
-    assert unknown.is_error and "no active skill with id 'context-09999'" in _text(unknown)
-    assert blank.is_error and "task is blank" in _text(blank)
+    assert unknown.isError and "no active skill with id 'context-09999'" in _text(unknown)
+    assert blank.isError and "task is blank" in _text(blank)
     assert "Traceback" not in _text(unknown) + _text(blank)
+
+
+async def test_an_unknown_skill_resource_is_an_error_naming_the_id(skillbook_path: Path) -> None:
+    async with stdio_session(str(skillbook_path)) as session:
+        with pytest.raises(McpError, match="no active skill with id 'context-09999'") as raised:
+            await session.read_resource("skillbook://skills/context-09999")
+    assert "Traceback" not in raised.value.error.message
 
 
 async def test_search_skills_filters_by_section_and_keywords(skillbook_path: Path) -> None:
@@ -95,7 +116,7 @@ async def test_record_trace_queues_a_file_the_trace_loader_reads(skillbook_path:
         text = await session.call_tool(
             "record_trace", {"task": "fix the rates report", "transcript": "user: hi", "outcome": "gave up"}
         )
-    assert not result.is_error and not text.is_error
+    assert not result.isError and not text.isError
     written = Path(json.loads(_text(result))["recorded"])
     assert written.parent == skillbook_path.with_name("team.traces")
     [trace] = load_trace_file(written)
@@ -109,5 +130,13 @@ async def test_record_trace_refuses_a_transcript_without_roles(skillbook_path: P
         result = await session.call_tool(
             "record_trace", {"task": "t", "transcript": [{"content": "no role"}], "outcome": "ok"}
         )
-    assert result.is_error and "has no string \"role\"" in _text(result)
+    assert result.isError and "has no string \"role\"" in _text(result)
     assert not skillbook_path.with_name("team.traces").exists()
+
+
+def test_the_server_module_imports_without_fastapi() -> None:
+    # `ace mcp` needs only the mcp extra: the file-following state it shares with `ace serve`
+    # (ace.server._watched) must not pull in the FastAPI app.
+    probe = "import sys, ace.mcp; print('fastapi' in sys.modules)"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
