@@ -29,10 +29,8 @@ def _match(args: argparse.Namespace) -> int:
     # Imported here: `ace --help` and the other commands need none of the matching stack.
     from ace.cli._skillbook_file import json_terminal_text, load_skillbook, terminal_text
     from ace.retrieval import EmbeddingError, default_embedder
-    from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
     from ace.retrieval.matching import SkillMatcher
     from ace.retrieval.rerankers import RerankError
-    from ace.skillbook._store import is_database_url
 
     if args.limit < 1:
         raise CommandError(f"--limit must be at least 1, got {args.limit}")
@@ -40,15 +38,12 @@ def _match(args: argparse.Namespace) -> int:
         raise CommandError("the task text is blank; pass the task to match, e.g. ace match sb.json \"fix the CI\"")
     reranker = reranker_from_args(args)
     skillbook = load_skillbook(args.path)
-    # A database skillbook has no folder for the vector cache: its skills are embedded per run.
-    cache = None if is_database_url(args.path) else CachedEmbedder(default_embedder(), match_vector_cache_path(args.path))
-    embedder = cache if cache is not None else default_embedder()
+    # Match vectors come from the skillbook's sidecar; skills without one are embedded in memory
+    # (a read-only command never writes the skillbook).
     try:
-        matches = SkillMatcher(skillbook, embedder=embedder, reranker=reranker).match(args.task, limit=args.limit)
+        matches = SkillMatcher(skillbook, embedder=default_embedder(), reranker=reranker).match(args.task, limit=args.limit)
     except (EmbeddingError, RerankError) as exc:
         raise CommandError(terminal_text(f"matching failed: {exc}", one_line=True)) from exc
-    if cache is not None:
-        cache.save()
     if args.json:
         print(json_terminal_text(json.dumps(
             [

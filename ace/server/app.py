@@ -20,12 +20,9 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
 
 from ace import __version__
-from ace.retrieval import default_embedder
-from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
-from ace.skillbook._store import is_database_url
 from ace.untrusted import quote
 
 from ._inputs import (
@@ -103,23 +100,18 @@ def create_app(
 ) -> FastAPI:
     """The API app for `skillbook_path`; loads the file and builds the match index before returning.
 
-    `embedder`, `reranker` and `floor` are passed to `SkillMatcher`. With no `embedder`, the
-    offline default is used and its vectors are cached beside the file (`<stem>.match-vectors.npz`),
-    so a restart does not re-embed every skill. Raises `FileNotFoundError` or `SkillbookError`
+    `embedder`, `reranker` and `floor` are passed to `SkillMatcher` (no `embedder`: the offline
+    default). The matcher uses the match vectors stored in the skillbook's `.embeddings.npz`
+    sidecar and embeds, in memory, only the skills that have none; the server never writes the
+    skillbook (a writer that saves it after matching stores them). Raises `FileNotFoundError` or `SkillbookError`
     (`SkillbookFormatError` for a malformed file) when the file cannot be loaded.
     """
     from fastapi_offline import FastAPIOffline
 
-    # A postgresql:// skillbook has no folder to keep a vector cache in: its vectors are embedded once per process.
-    database = is_database_url(skillbook_path)
-    cache = None if embedder is not None or database else CachedEmbedder(default_embedder(), match_vector_cache_path(skillbook_path))
-    match_embedder = embedder if embedder is not None else cache
     watched = watch(
         skillbook_path,
-        lambda skillbook: SkillMatcher(skillbook, embedder=match_embedder, reranker=reranker, floor=floor),
+        lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
     )
-    if cache is not None:
-        cache.save()
     # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from the package, not from a CDN.
     app = FastAPIOffline(
         title="ace skills API",
@@ -141,8 +133,6 @@ def create_app(
 
     def match(task: str, limit: int) -> list[dict[str, Any]]:
         watched.current()
-        if cache is not None:
-            cache.save()  # a no-op unless a reload embedded new texts
         try:
             matches = watched.matcher.match(task, limit=limit)
         except (EmbeddingError, RerankError) as error:
@@ -173,8 +163,6 @@ def create_app(
     ) -> Response | list[dict[str, Any]]:
         if task is None:
             served = watched.current()
-            if cache is not None:
-                cache.save()
             return Response(served.catalog, media_type="application/json")
         return match(task, limit)
 

@@ -1,11 +1,18 @@
-"""The `.embeddings.npz` sidecar: one float32 vector per skill, beside `skillbook.json`.
+"""The `.embeddings.npz` sidecar: each skill's vectors, beside `skillbook.json`.
 
-The sidecar is a cache. It records, per skill, a digest of the text that was embedded; a vector
-whose digest does not match the skill's current text (the JSON was edited, or a crash or concurrent
-save paired files from different saves) is dropped on load, never misused. A sidecar that is
-damaged in any way (not a zip, an encrypted or unsupported member, a garbage `.npy` header, a
-vector that is not finite float data, vectors of several dimensions, more bytes than the JSON's
-skills can need) is refused as a whole with `SkillbookFormatError`: delete it, it is recomputed.
+A skill has up to two vectors (`Skill.embedding`, the search vector of `embedding_text()`, and
+`Skill.match_embedding`, the task matcher's vector of `match_text()`), each kind made by one
+embedder. The sidecar is a cache. It records, per skill and kind, a digest of the text that was
+embedded; a vector whose digest does not match the skill's current text (the JSON was edited, or a
+crash or concurrent save paired files from different saves) is dropped on load, never misused. A
+sidecar that is damaged in any way (not a zip, an encrypted or unsupported member, a garbage `.npy`
+header, a vector that is not finite float data, vectors of one kind with several dimensions, more
+bytes than the JSON's skills can need) is refused as a whole with `SkillbookFormatError`: delete
+it, it is recomputed.
+
+Layout: search vectors are members named by skill id (what ace-framework 0.13 reads); match
+vectors are members named `__match__.<skill id>`, which readers that do not know them skip like
+any vector of an unknown skill. Reserved members hold each kind's model name and text digests.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import struct
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
@@ -26,12 +33,12 @@ import numpy as np
 
 from ace.skillbook._checks import read_limited
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError
-from ace.skillbook._skill import MAX_EMBEDDING_DIMENSION, Skill, as_embedding
+from ace.skillbook._skill import EMBEDDING_FIELDS, MAX_EMBEDDING_DIMENSION, EmbeddingKind, Skill, as_embedding
 from ace.untrusted import UntrustedInputError, check_text, quote
 
 __all__ = [
     "StoredEmbeddings",
-    "attach_embeddings",
+    "attach_vectors",
     "embedding_sidecar_path",
     "read_embeddings",
     "sidecar_size_limit",
@@ -41,9 +48,17 @@ __all__ = [
 
 EMBEDDING_MODEL_KEY = "__embedding_model__"
 TEXT_DIGESTS_KEY = "__embedding_text_digests__"
+MATCH_MODEL_KEY = "__match_embedding_model__"
+MATCH_DIGESTS_KEY = "__match_embedding_text_digests__"
+MATCH_PREFIX = "__match__."
+"""Member-name prefix of match vectors: `__match__.context-00001`."""
+_MODEL_KEYS: dict[EmbeddingKind, str] = {"search": EMBEDDING_MODEL_KEY, "match": MATCH_MODEL_KEY}
+_DIGEST_KEYS: dict[EmbeddingKind, str] = {"search": TEXT_DIGESTS_KEY, "match": MATCH_DIGESTS_KEY}
+_MEMBER_PREFIXES: dict[EmbeddingKind, str] = {"search": "", "match": MATCH_PREFIX}
 
-_BYTES_PER_SKILL = MAX_EMBEDDING_DIMENSION * 4 + 1024
-"""Most sidecar bytes one skill can need: its largest vector plus npy and zip headers and digest row."""
+_BYTES_PER_SKILL = 2 * (MAX_EMBEDDING_DIMENSION * 4 + 1024)
+"""Most sidecar bytes one skill can need: its two largest vectors (search and match) plus their npy
+and zip headers and digest rows."""
 _FIXED_BYTES = 1 << 20
 """Sidecar bytes allowed beyond the per-skill ones: the model name, the archive's directory."""
 _CHUNK = 1 << 16
@@ -84,19 +99,38 @@ class StoredEmbeddings:
     """The embedder that made the vectors, when recorded."""
     digests: dict[str, str] | None
     """Skill id -> digest of the embedded text; None for files without digests (ace-framework 0.13)."""
+    match_vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    """Skill id -> read-only float32 match vector (of `match_text()`); all of one dimension. Empty
+    for files written before skills carried match vectors."""
+    match_model: str | None = None
+    """The embedder that made the match vectors, when recorded."""
+    match_digests: dict[str, str] = field(default_factory=dict)
+    """Skill id -> digest of the text each match vector was made from (a vector without one is never
+    attached)."""
 
 
-def write_embeddings(handle: IO[bytes], skills: Sequence[Skill], model: str | None) -> None:
-    """Write the sidecar, an `.npz` archive: one float32 array per skill that has an embedding (keyed
-    by id), the digest of each embedded text, and the embedder name. Uncompressed: float vectors
-    barely compress. Written member by member because `numpy.savez` re-encodes an identical header
-    for each of thousands of small arrays."""
-    embedded = [s for s in skills if s.embedding is not None]
-    arrays: dict[str, np.ndarray] = {s.id: s.embedding for s in embedded}  # type: ignore[misc]
-    digests = [[s.id, text_digest(s.embedding_text())] for s in embedded]
-    arrays[TEXT_DIGESTS_KEY] = np.array(digests, dtype=np.str_).reshape(len(digests), 2)
-    if model is not None:
-        arrays[EMBEDDING_MODEL_KEY] = np.array(model, dtype=np.str_)
+def write_embeddings(
+    handle: IO[bytes], skills: Sequence[Skill], model: str | None, match_model: str | None = None
+) -> None:
+    """Write the sidecar, an `.npz` archive: one float32 array per skill that has a search embedding
+    (keyed by id) and one per skill that has a match embedding (keyed `__match__.<id>`), the digest
+    of each embedded text, and each kind's embedder name (`model`, `match_model`). Members of a
+    kind no skill has are left out, so a skillbook without match vectors writes the same file as
+    before they existed. Uncompressed: float vectors barely compress. Written member by member
+    because `numpy.savez` re-encodes an identical header for each of thousands of small arrays."""
+    arrays: dict[str, np.ndarray] = {}
+    kinds: tuple[tuple[EmbeddingKind, str | None], ...] = (("search", model), ("match", match_model))
+    for kind, kind_model in kinds:
+        attribute = EMBEDDING_FIELDS[kind]
+        embedded = [s for s in skills if getattr(s, attribute) is not None]
+        if kind == "match" and not embedded:
+            continue
+        prefix = _MEMBER_PREFIXES[kind]
+        arrays.update((f"{prefix}{s.id}", getattr(s, attribute)) for s in embedded)
+        digests = [[s.id, text_digest(s.embedding_input(kind))] for s in embedded]
+        arrays[_DIGEST_KEYS[kind]] = np.array(digests, dtype=np.str_).reshape(len(digests), 2)
+        if kind_model is not None:
+            arrays[_MODEL_KEYS[kind]] = np.array(kind_model, dtype=np.str_)
     headers: dict[tuple[str, tuple[int, ...]], bytes] = {}
     with zipfile.ZipFile(handle, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
         for key, array in arrays.items():
@@ -125,37 +159,63 @@ def read_embeddings(path: Path, skills: int) -> StoredEmbeddings | None:
         if len(data) > limit:
             raise ValueError(f"the file is over {limit} bytes, the most {skills} skills can need")
         contents = _read_arrays(data, limit)
-        model = _model_name(contents.pop(EMBEDDING_MODEL_KEY, None))
-        digests = _digests(contents.pop(TEXT_DIGESTS_KEY, None))
-        vectors = {key: _vector(array, key) for key, array in contents.items()}
+        model = _model_name(contents.pop(EMBEDDING_MODEL_KEY, None), EMBEDDING_MODEL_KEY)
+        digests = _digests(contents.pop(TEXT_DIGESTS_KEY, None), TEXT_DIGESTS_KEY)
+        match_model = _model_name(contents.pop(MATCH_MODEL_KEY, None), MATCH_MODEL_KEY)
+        match_digests = _digests(contents.pop(MATCH_DIGESTS_KEY, None), MATCH_DIGESTS_KEY) or {}
+        vectors: dict[str, np.ndarray] = {}
+        match_vectors: dict[str, np.ndarray] = {}
+        for key, array in contents.items():
+            if key.startswith(MATCH_PREFIX):
+                match_vectors[key[len(MATCH_PREFIX):]] = _vector(array, key)
+            else:
+                vectors[key] = _vector(array, key)
     except _READ_ERRORS as exc:
         raise _damaged(path, exc) from None
-    dimensions = sorted({vector.shape[0] for vector in vectors.values()})
-    if len(dimensions) > 1:
-        raise _damaged(path, f"vectors of several dimensions {dimensions[:5]}")
-    return StoredEmbeddings(vectors=vectors, model=model, digests=digests)
+    for kind, kind_vectors in (("search", vectors), ("match", match_vectors)):
+        dimensions = sorted({vector.shape[0] for vector in kind_vectors.values()})
+        if len(dimensions) > 1:
+            raise _damaged(path, f"{kind} vectors of several dimensions {dimensions[:5]}")
+    return StoredEmbeddings(
+        vectors=vectors, model=model, digests=digests,
+        match_vectors=match_vectors, match_model=match_model, match_digests=match_digests,
+    )
 
 
-def attach_embeddings(skills: Mapping[str, Skill], embeddings: StoredEmbeddings | None, source: str) -> str | None:
-    """Give freshly decoded `skills` (not yet shared with anyone) their vectors from `embeddings`
-    (None: no sidecar), in place. A vector is skipped when its skill is gone or its recorded text
-    digest differs from the skill's current `embedding_text()` (stale). Returns the embedding model,
-    or None when no vector was attached. Raises `SkillbookFormatError` naming `source` when the
-    skills end up with vectors of several dimensions (vectors stored inline in older JSON files)."""
-    attached = False
-    digests = embeddings.digests if embeddings is not None else None
-    for skill_id, vector in (embeddings.vectors if embeddings is not None else {}).items():
-        skill = skills.get(skill_id)
-        if skill is None:
-            continue
-        if digests is not None and digests.get(skill_id) != text_digest(skill.embedding_text()):
-            continue
-        object.__setattr__(skill, "embedding", vector)
-        attached = True
+def attach_vectors(
+    skills: Mapping[str, Skill], embeddings: StoredEmbeddings | None, source: str
+) -> dict[EmbeddingKind, str | None]:
+    """Give freshly decoded `skills` (not yet shared with anyone) their search and match vectors from
+    `embeddings` (None: no sidecar), in place. A vector is skipped when its skill is gone or its
+    recorded text digest differs from the skill's current `embedding_text()` / `match_text()`
+    (stale); a match vector without a digest is skipped too. Returns each kind's embedding model,
+    None for a kind of which no vector was attached. Raises `SkillbookFormatError` naming `source`
+    when the skills end up with search vectors of several dimensions (vectors stored inline in
+    older JSON files)."""
+    models: dict[EmbeddingKind, str | None] = {"search": None, "match": None}
+    if embeddings is None:
+        stored: tuple[tuple[EmbeddingKind, dict[str, np.ndarray], Mapping[str, str] | None, str | None], ...] = ()
+    else:
+        stored = (
+            ("search", embeddings.vectors, embeddings.digests, embeddings.model),
+            ("match", embeddings.match_vectors, embeddings.match_digests, embeddings.match_model),
+        )
+    for kind, vectors, digests, model in stored:
+        attribute = EMBEDDING_FIELDS[kind]
+        attached = False
+        for skill_id, vector in vectors.items():
+            skill = skills.get(skill_id)
+            if skill is None:
+                continue
+            if digests is not None and digests.get(skill_id) != text_digest(skill.embedding_input(kind)):
+                continue
+            object.__setattr__(skill, attribute, vector)
+            attached = True
+        models[kind] = model if attached else None
     dimensions = sorted({s.embedding.shape[0] for s in skills.values() if s.embedding is not None})
     if len(dimensions) > 1:
         raise SkillbookFormatError(f"{source}: embeddings of several dimensions {dimensions[:5]}; delete the sidecar")
-    return embeddings.model if embeddings is not None and attached else None
+    return models
 
 
 def _damaged(path: Path, reason: object) -> SkillbookFormatError:
@@ -256,21 +316,20 @@ def _vector(array: np.ndarray, key: str) -> np.ndarray:
         raise ValueError(str(exc)) from None
 
 
-def _model_name(array: np.ndarray | None) -> str | None:
+def _model_name(array: np.ndarray | None, key: str) -> str | None:
     if array is None:
         return None
     if array.ndim != 0 or array.dtype.kind != "U":
-        raise ValueError(f"{EMBEDDING_MODEL_KEY} must be one string, got dtype {array.dtype} shape {array.shape}")
-    return _text(str(array[()]), EMBEDDING_MODEL_KEY)
+        raise ValueError(f"{key} must be one string, got dtype {array.dtype} shape {array.shape}")
+    return _text(str(array[()]), key)
 
 
-def _digests(array: np.ndarray | None) -> dict[str, str] | None:
+def _digests(array: np.ndarray | None, key: str) -> dict[str, str] | None:
     if array is None:
         return None
     if array.ndim != 2 or array.shape[1] != 2 or array.dtype.kind != "U":
-        raise ValueError(f"{TEXT_DIGESTS_KEY} must be (id, digest) string pairs, got dtype {array.dtype} "
-                         f"shape {array.shape}")
-    return {_text(str(k), TEXT_DIGESTS_KEY): _text(str(v), TEXT_DIGESTS_KEY) for k, v in array}
+        raise ValueError(f"{key} must be (id, digest) string pairs, got dtype {array.dtype} shape {array.shape}")
+    return {_text(str(k), key): _text(str(v), key) for k, v in array}
 
 
 def _text(value: str, what: str) -> str:

@@ -17,6 +17,8 @@ from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, Relati
 from ace.untrusted import quote
 
 __all__ = [
+    "EMBEDDING_FIELDS",
+    "EmbeddingKind",
     "MAX_EMBEDDING_DIMENSION",
     "MAX_ID_DIGITS",
     "MAX_KEYWORD_LENGTH",
@@ -24,6 +26,7 @@ __all__ = [
     "Skill",
     "VALID_SECTIONS",
     "as_embedding",
+    "match_text",
     "normalize_keywords",
     "skill_id_order",
     "utc_now",
@@ -32,6 +35,13 @@ __all__ = [
 Section = Literal["context", "harness"]
 VALID_SECTIONS: frozenset[str] = frozenset(get_args(Section))
 """The two sections: `context` (learnings the agent applies) and `harness` (runtime issues)."""
+
+EmbeddingKind = Literal["search", "match"]
+"""The two vectors a skill can carry: `search` embeds `embedding_text()` (issue + insight + keywords:
+search and deduplication), `match` embeds `match_text()` (issue + keywords: task matching)."""
+
+EMBEDDING_FIELDS: Mapping[EmbeddingKind, str] = {"search": "embedding", "match": "match_embedding"}
+"""The `Skill` field holding each kind of vector."""
 
 MAX_KEYWORD_LENGTH = 64
 """Keywords are short labels; a longer one is almost certainly prose in the wrong field."""
@@ -87,6 +97,13 @@ def normalize_keywords(keywords: Iterable[str]) -> tuple[str, ...]:
     if not normalized:
         raise SkillbookError(f"keywords must hold at least one non-empty label, got {quote(keywords)}")
     return tuple(normalized)
+
+
+def match_text(issue: str, keywords: Iterable[str]) -> str:
+    """The text a skill is matched on: its issue, then `Keywords: a, b` (never the insight).
+    `Skill.match_text()` and the rerankers' candidates both use it."""
+    labels = ", ".join(keyword.replace("_", " ") for keyword in keywords)
+    return f"{issue}\nKeywords: {labels}"
 
 
 def as_embedding(vector: Any, what: str) -> np.ndarray:
@@ -151,7 +168,11 @@ class Skill:
     neutral_count: int = 0
     """How many times it was tagged neutral (delta 0)."""
     embedding: np.ndarray | None = field(default=None, compare=False, repr=False)
-    """Read-only 1-d float32 vector of `embedding_text()`, or None; kept in the `.npz` sidecar."""
+    """Read-only 1-d float32 vector of `embedding_text()` (the search vector), or None; kept in the
+    `.embeddings.npz` sidecar."""
+    match_embedding: np.ndarray | None = field(default=None, compare=False, repr=False)
+    """Read-only 1-d float32 vector of `match_text()` (the task matcher's recall vector), or None;
+    kept in the same sidecar. Never read from or written to the JSON."""
     created_at: str = field(default_factory=utc_now)
     """ISO-8601 UTC time of creation."""
     updated_at: str = field(default_factory=utc_now)
@@ -184,6 +205,8 @@ class Skill:
             integer(getattr(self, name), name, minimum=0, maximum=MAX_INTEGER)
         if self.embedding is not None:
             object.__setattr__(self, "embedding", as_embedding(self.embedding, repr(self.id)))
+        if self.match_embedding is not None:
+            object.__setattr__(self, "match_embedding", as_embedding(self.match_embedding, f"{self.id!r} (match)"))
         for name in ("created_at", "updated_at"):
             timestamp(getattr(self, name), name)
 
@@ -195,6 +218,15 @@ class Skill:
         if self.keywords:
             parts.append(f"Keywords: {', '.join(self.keywords)}")
         return "\n\n".join(parts)
+
+    def match_text(self) -> str:
+        """The text that is embedded for task matching: the issue, then `Keywords: a, b` (underscores
+        as spaces). Never the insight: it says what to do, not when the skill applies."""
+        return match_text(self.issue, self.keywords)
+
+    def embedding_input(self, kind: EmbeddingKind) -> str:
+        """The text the vector of `kind` is made from: `embedding_text()` or `match_text()`."""
+        return self.match_text() if kind == "match" else self.embedding_text()
 
     @property
     def primary_trace_uid(self) -> str | None:
@@ -255,4 +287,5 @@ class Skill:
         return cls(**data, occurrences=tuple(InsightSource.from_dict(s) for s in raw_sources))
 
 
-_SKILL_FIELDS = frozenset(f.name for f in dataclasses.fields(Skill))
+# `embedding` stays accepted for older files that stored it inline; match vectors only live in the sidecar.
+_SKILL_FIELDS = frozenset(f.name for f in dataclasses.fields(Skill)) - {"match_embedding"}

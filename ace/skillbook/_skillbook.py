@@ -25,10 +25,18 @@ from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNot
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
 from ace.skillbook._provenance import InsightSource, OperationType
 from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
-from ace.skillbook._skill import VALID_SECTIONS, Skill, as_embedding, skill_id_order, utc_now
+from ace.skillbook._skill import (
+    EMBEDDING_FIELDS,
+    VALID_SECTIONS,
+    EmbeddingKind,
+    Skill,
+    as_embedding,
+    skill_id_order,
+    utc_now,
+)
 from ace.skillbook._sidecar import (
     StoredEmbeddings,
-    attach_embeddings,
+    attach_vectors,
     embedding_sidecar_path,
     read_embeddings,
     write_embeddings,
@@ -54,11 +62,11 @@ def _pair_key(skill_id_a: str, skill_id_b: str) -> str:
     return ",".join(sorted((skill_id_a, skill_id_b)))
 
 
-def _with_embedding(skill: Skill, embedding: np.ndarray | None) -> Skill:
-    """`skill` with another embedding; skips re-validation (the rest of the skill is unchanged and
-    `embedding` is already a validated read-only vector or None)."""
+def _with_embedding(skill: Skill, embedding: np.ndarray | None, kind: EmbeddingKind = "search") -> Skill:
+    """`skill` with another vector of `kind`; skips re-validation (the rest of the skill is unchanged
+    and `embedding` is already a validated read-only vector or None)."""
     updated = copy.copy(skill)
-    object.__setattr__(updated, "embedding", embedding)
+    object.__setattr__(updated, EMBEDDING_FIELDS[kind], embedding)
     return updated
 
 
@@ -86,6 +94,7 @@ class Skillbook:
         """Skill ids in id order; rebuilt after an add, purge or load."""
         self._last_numbers: dict[str, int] = dict.fromkeys(sorted(VALID_SECTIONS), 0)
         self._embedding_model: str | None = None
+        self._match_embedding_model: str | None = None
         self._similarity_decisions: dict[str, Any] = {}
         self._log = ChangeLog()
 
@@ -180,8 +189,16 @@ class Skillbook:
 
     @property
     def embedding_model(self) -> str | None:
-        """Name of the embedder that made the stored vectors, or None when none are stored."""
+        """Name of the embedder that made the stored search vectors (`Skill.embedding`), or None when
+        none are stored."""
         return self._embedding_model
+
+    @property
+    def match_embedding_model(self) -> str | None:
+        """Name of the embedder that made the stored match vectors (`Skill.match_embedding`), or None
+        when none are stored. Each kind has its own: a search embedder and a matcher embedder can
+        differ without clearing each other's vectors."""
+        return self._match_embedding_model
 
     # -- mutations -----------------------------------------------------------------------------
 
@@ -217,7 +234,9 @@ class Skillbook:
         """Change the given fields (None keeps a field) and return the new skill.
 
         An empty insight clears it on a harness skill (a context skill must keep one). A changed
-        issue, insight or keywords clears the embedding. Raises `SkillNotFoundError` for
+        issue, insight or keywords clears the search embedding; a changed issue or keywords also
+        clears the match embedding (an insight-only change keeps it: the match text has no
+        insight). Raises `SkillNotFoundError` for
         an unknown id and `SkillbookError` when the result breaks an invariant.
         """
         with tracing.memory_span("update_memory", "UPDATE", **_record(skill_id, insight_source)), self._lock:
@@ -232,7 +251,9 @@ class Skillbook:
             new = old.replace(**changes, **self._trail(old, insight_source, "UPDATE"))
             content_changed = (new.issue, new.insight, new.keywords) != (old.issue, old.insight, old.keywords)
             if content_changed:
-                new = _with_embedding(new, None)
+                for kind in EMBEDDING_FIELDS:
+                    if new.embedding_input(kind) != old.embedding_input(kind):
+                        new = _with_embedding(new, None, kind)
             return self._store(new, content=content_changed)
 
     def tag_skill(self, skill_id: str, delta: int, *, insight_source: InsightSource | None = None) -> Skill:
@@ -315,21 +336,33 @@ class Skillbook:
             return self._purge(self._require(skill_id))
 
     def set_embeddings(
-        self, vectors: Mapping[str, Any], *, model: str, computed_at_version: int | None = None
+        self,
+        vectors: Mapping[str, Any],
+        *,
+        model: str,
+        computed_at_version: int | None = None,
+        kind: EmbeddingKind = "search",
     ) -> frozenset[str]:
-        """Store embedding vectors (1-d, converted to read-only float32) made by embedder `model`.
+        """Store vectors (1-d, converted to read-only float32) of one `kind` made by embedder `model`.
 
-        Not a content change: `updated_at` stays. When `model` differs from `embedding_model`, every
-        other skill's embedding is cleared first (vector spaces are never mixed). Pass the `version`
-        you read the texts at as `computed_at_version`: vectors of skills whose content changed since
-        are skipped (they would be stale), and so are skills deleted since. Returns the ids stored.
-        Raises `SkillNotFoundError` for an unknown id; `SkillbookError` for a bad vector or a
-        dimension that differs from the others.
+        `kind="search"` (default) sets `Skill.embedding` (a vector of `embedding_text()`);
+        `kind="match"` sets `Skill.match_embedding` (a vector of `match_text()`). Each kind has its
+        own model and dimension and is never mixed with the other. Not a content change:
+        `updated_at` stays. When `model` differs from the kind's model (`embedding_model` or
+        `match_embedding_model`), every other skill's vector of that kind is cleared first (vector
+        spaces are never mixed). Pass the `version` you read the texts at as `computed_at_version`:
+        vectors of skills whose content changed since are skipped (they would be stale), and so are
+        skills deleted since. Returns the ids stored. Raises `SkillNotFoundError` for an unknown id;
+        `SkillbookError` for an unknown kind, a bad vector or a dimension that differs from the
+        others of that kind.
         """
-        with tracing.span("skillbook.set_embeddings", model=model, count=len(vectors)), self._lock:
+        with tracing.span("skillbook.set_embeddings", model=model, count=len(vectors), kind=kind), self._lock:
+            if kind not in EMBEDDING_FIELDS:
+                raise SkillbookError(f"kind must be one of {sorted(EMBEDDING_FIELDS)}, got {quote(kind)}")
             if not isinstance(model, str) or not model.strip():
                 raise SkillbookError(f"model must name the embedder, got {quote(model)}")
             text(model, "model")
+            attribute = EMBEDDING_FIELDS[kind]
             stale = None
             if computed_at_version is not None:
                 stale = self._log.changed_since(computed_at_version, content_only=True)
@@ -338,29 +371,33 @@ class Skillbook:
                 deleted_since = computed_at_version is not None and (stale is None or skill_id in stale)
                 if skill_id not in self._skills and not deleted_since:
                     raise SkillNotFoundError(skill_id)
+            what = "" if kind == "search" else " (match)"
             arrays = {
-                skill_id: as_embedding(vector, repr(skill_id))
+                skill_id: as_embedding(vector, f"{skill_id!r}{what}")
                 for skill_id, vector in vectors.items()
                 if skill_id in self._skills
             }
             if computed_at_version is not None:
                 arrays = {k: v for k, v in arrays.items() if stale is not None and k not in stale}
-            same_model = model == self._embedding_model
-            kept = [s.embedding for s in self._skills.values() if same_model and s.embedding is not None]
+            same_model = model == (self._match_embedding_model if kind == "match" else self._embedding_model)
+            kept = [getattr(s, attribute) for s in self._skills.values() if same_model and getattr(s, attribute) is not None]
             dims = {v.shape[0] for v in arrays.values()} | {v.shape[0] for v in kept[:1]}
             if len(dims) > 1:
                 raise SkillbookError(
-                    f"embeddings of model {quote(model)} must all have one dimension, got {sorted(dims)[:5]}"
+                    f"{kind} embeddings of model {quote(model)} must all have one dimension, got {sorted(dims)[:5]}"
                 )
             changed = set(arrays)
             if not same_model:
                 for skill in list(self._skills.values()):
-                    if skill.embedding is not None and skill.id not in arrays:
-                        self._skills[skill.id] = _with_embedding(skill, None)
+                    if getattr(skill, attribute) is not None and skill.id not in arrays:
+                        self._skills[skill.id] = _with_embedding(skill, None, kind)
                         changed.add(skill.id)
             for skill_id, array in arrays.items():
-                self._skills[skill_id] = _with_embedding(self._skills[skill_id], array)
-            self._embedding_model = model
+                self._skills[skill_id] = _with_embedding(self._skills[skill_id], array, kind)
+            if kind == "match":
+                self._match_embedding_model = model
+            else:
+                self._embedding_model = model
             self._log.record(changed, content=False)
             return frozenset(arrays)
 
@@ -416,11 +453,11 @@ class Skillbook:
         with tracing.span("skillbook.save", path=str(path)) as span, self._save_lock:
             with self._lock:
                 skills = self.skills(include_inactive=True)
-                model = self._embedding_model
+                model, match_model = self._embedding_model, self._match_embedding_model
                 document = encode_skillbook(skills, self._last_numbers, self._similarity_decisions)
             span.set_attribute("skills", len(skills))
             path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model))
+            write_atomic(embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model, match_model))
             write_atomic(path, lambda handle: handle.write(document))
 
     @classmethod
@@ -544,12 +581,13 @@ class Skillbook:
     def _restore(self, stored: StoredSkillbook, embeddings: StoredEmbeddings | None, source: str) -> None:
         """Fill an empty skillbook from decoded files."""
         skills = {skill.id: skill for skill in stored.skills}
-        model = attach_embeddings(skills, embeddings, source)
+        models = attach_vectors(skills, embeddings, source)
         with self._lock:
             self._skills = skills
             self._last_numbers = dict(stored.last_numbers)
             self._similarity_decisions = dict(stored.similarity_decisions)
-            self._embedding_model = model
+            self._embedding_model = models["search"]
+            self._match_embedding_model = models["match"]
             self._order = None
             self._log.record(skills, content=True)
 

@@ -154,7 +154,10 @@ async def run_e2e_async(
         skill_manager = _skill_manager(config, models["skill_manager"])
         results = await _learn(config, models, skillbook, (reflector, skill_manager), (traces, unusable), train_tasks, log)
     skillbook_path = out / "skillbook.json"
-    skill_index(skillbook).refresh()  # a vector for every active skill in the .embeddings.npz sidecar
+    # A search and a match vector for every active skill in the .embeddings.npz sidecar, so neither the
+    # benchmark arm nor `ace serve` / `ace match` on this file embeds the skills again.
+    skill_index(skillbook).refresh()
+    SkillMatcher(skillbook).refresh()
     skillbook.save_to_file(skillbook_path)
     learning = unusable + tuple(outcome_of(result) for result in results)
     learned = sum(o.status == "learned" for o in learning)

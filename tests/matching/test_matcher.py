@@ -252,3 +252,62 @@ def test_equal_scores_beyond_99999_skills_sort_by_id_number_not_by_string(embedd
     in_id_order = ["harness-99999", "harness-100000"]
     assert [m.skill_id for m in matcher.match("HTTP 429 from the provider", limit=2)] == in_id_order
     assert [c.skill_id for c in matcher.shortlist("HTTP 429 from the provider")] == in_id_order
+
+
+def test_match_vectors_are_stored_on_the_skills_and_a_saved_copy_embeds_only_the_task(
+    skillbook, counting_embedder, tmp_path
+):
+    SkillMatcher(skillbook, embedder=counting_embedder).match(TASK)
+    assert all(skill.match_embedding is not None for skill in skillbook.skills())
+    assert skillbook.match_embedding_model == counting_embedder.name
+    skillbook.save_to_file(tmp_path / "sb.json")
+    counting_embedder.calls.clear()
+
+    loaded = Skillbook.load_from_file(tmp_path / "sb.json")
+    SkillMatcher(loaded, embedder=counting_embedder).match(TASK)
+
+    assert counting_embedder.calls == [[TASK]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sb.embeddings.npz", "sb.json"]
+
+
+def test_stored_match_vectors_of_another_embedder_are_recomputed_and_replaced(skillbook, counting_embedder):
+    ids = [skill.id for skill in skillbook.skills()]
+    skillbook.set_embeddings({skill_id: np.ones(3) for skill_id in ids}, model="other/model", kind="match")
+
+    SkillMatcher(skillbook, embedder=counting_embedder).match(TASK)
+
+    assert len(skill_texts(counting_embedder.calls)) == DISTINCT_ACTIVE_TEXTS
+    assert skillbook.match_embedding_model == counting_embedder.name
+    assert {skillbook.get_skill(skill_id).match_embedding.shape for skill_id in ids} == {(counting_embedder.dim,)}
+
+
+def test_match_vectors_leave_the_search_vectors_alone(skillbook, counting_embedder):
+    skillbook.set_embeddings({LOCKFILES: np.ones(3)}, model="search/model")
+
+    SkillMatcher(skillbook, embedder=counting_embedder).match(TASK)
+
+    assert skillbook.embedding_model == "search/model"
+    assert np.array_equal(skillbook.get_skill(LOCKFILES).embedding, np.ones(3, dtype=np.float32))
+
+
+def test_an_insight_edit_embeds_nothing_but_the_task(skillbook, counting_embedder):
+    matcher = SkillMatcher(skillbook, embedder=counting_embedder)
+    matcher.match(TASK)
+    counting_embedder.calls.clear()
+
+    skillbook.update_skill(LOCKFILES, insight="Regenerate the lock file with poetry lock --no-update.")
+    matcher.match(TASK)
+
+    assert counting_embedder.calls == [[TASK]]
+    assert skillbook.get_skill(LOCKFILES).match_embedding is not None
+
+
+def test_matching_stores_each_vector_once(skillbook, counting_embedder):
+    matcher = SkillMatcher(skillbook, embedder=counting_embedder)
+    matcher.match(TASK)
+    version = skillbook.version
+
+    matcher.match(TASK)
+    matcher.match(TASK)
+
+    assert skillbook.version == version

@@ -25,7 +25,7 @@ def test_the_python_blocks_of_the_retrieval_page_run_in_order(capsys) -> None:
 
 
 def test_the_python_blocks_of_the_matching_page_run_in_order(capsys) -> None:
-    assert _run_python_blocks("matching.md") == 2
+    assert _run_python_blocks("matching.md") == 3
     skill_id, score, matched_on = capsys.readouterr().out.split()
     assert (skill_id, matched_on) == ("context-00001", "issue")
     assert float(score) >= 0.5

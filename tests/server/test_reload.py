@@ -66,19 +66,34 @@ def test_a_failed_reload_is_logged_with_its_error_where_an_operator_sees_it(clie
     assert [event["name"] for event in reload_span["events"]] == ["exception"]
 
 
-def test_match_vectors_are_cached_beside_the_file_and_follow_new_skills(client, skillbook, skillbook_path):
-    from ace.retrieval.cached_embedder import match_vector_cache_path
-
-    cache = match_vector_cache_path(skillbook_path)
-    assert cache.is_file()
-    before = cache.stat().st_size
-
+def test_server_writes_nothing_beside_the_file_and_follows_new_skills(client, skillbook, skillbook_path):
     skillbook.add_skill("context", "Helm upgrades fail when a CRD changed between chart versions.",
                         ["helm", "crd"], "Apply the new CRDs before helm upgrade.")
     skillbook.save_to_file(skillbook_path)
-    client.get("/memory/skills")
+    files = {path.name: path.read_bytes() for path in skillbook_path.parent.iterdir()}
 
-    assert cache.stat().st_size > before
+    [match] = client.get("/memory/skills", params={"task": "helm upgrade fails after the chart changed its CRD"}).json()
+
+    assert match["id"] == "context-00009"
+    assert {path.name: path.read_bytes() for path in skillbook_path.parent.iterdir()} == files
+
+
+def test_server_uses_the_match_vectors_stored_in_the_sidecar(skillbook, skillbook_path):
+    from fastapi.testclient import TestClient
+
+    from ace.retrieval import SkillMatcher, default_embedder
+    from ace.server import create_app
+
+    from matching.fixture_skills import CountingEmbedder
+
+    SkillMatcher(skillbook).refresh()  # a writer that matched stores the vectors with its next save
+    skillbook.save_to_file(skillbook_path)
+    embedder = CountingEmbedder(default_embedder())
+
+    client = TestClient(create_app(skillbook_path, embedder=embedder))
+    client.get("/memory/skills", params={"task": "kubectl logs is empty"})
+
+    assert embedder.calls == [["kubectl logs is empty"]]
 
 
 class FlakyEmbedder:

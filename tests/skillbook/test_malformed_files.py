@@ -160,6 +160,35 @@ SIDECAR_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
         lambda: patch_declared_sizes(zip_bytes(valid_sidecar_members(), zipfile.ZIP_DEFLATED), 3), "unreadable"
     ),
     "not a zip": (lambda: b"PK\x03\x04 garbage", "unreadable embeddings sidecar"),
+    "NaN match vector": (
+        lambda: zip_bytes(_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.full(8, np.nan, dtype=np.float32)))),
+        "NaN",
+    ),
+    "integer match vector": (
+        lambda: zip_bytes(_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.ones(8, dtype=np.int32)))), "not float"
+    ),
+    "2-d match vector": (
+        lambda: zip_bytes(_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.ones((2, 4), dtype=np.float32)))),
+        "1-d vector",
+    ),
+    "match vector over the dimension limit": (
+        lambda: zip_bytes(_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.ones(16_385, dtype=np.float32)))),
+        "1-d vector",
+    ),
+    "match vectors of several dimensions": (
+        lambda: zip_bytes({
+            **_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.ones(4, dtype=np.float32))),
+            "__match__.harness-00001.npy": npy_bytes(np.ones(5, dtype=np.float32)),
+        }),
+        "match vectors of several dimensions",
+    ),
+    "match model name that is a number": (
+        lambda: zip_bytes(_members_with("__match_embedding_model__.npy", npy_bytes(np.array(3.0)))), "one string"
+    ),
+    "match digests of the wrong shape": (
+        lambda: zip_bytes(_members_with("__match_embedding_text_digests__.npy", npy_bytes(np.array(["a"])))),
+        "string pairs",
+    ),
 }
 
 

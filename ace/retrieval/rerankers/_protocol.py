@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ace.errors import AceError
+# One definition of the match text, beside `Skill.embedding_text()`; re-exported here for rerankers.
+from ace.skillbook._skill import match_text
 
 __all__ = ["RerankCandidate", "RerankError", "Reranker", "match_text"]
-
-
-def match_text(issue: str, keywords: Iterable[str]) -> str:
-    """The text a skill is matched on: its issue, then `Keywords: a, b` (never the insight)."""
-    labels = ", ".join(keyword.replace("_", " ") for keyword in keywords)
-    return f"{issue}\nKeywords: {labels}"
 
 
 class RerankError(AceError, RuntimeError):
