@@ -1,8 +1,9 @@
 """`CachedEmbedder`: an embedder whose vectors persist in a file, so texts are embedded once.
 
-The skill-search index persists its vectors in the skillbook's `.embeddings.npz` sidecar; the
-matcher embeds other texts (issue + keywords), which would otherwise be re-embedded by every `ace
-match` and at every `ace serve` start (about 35 s for 5,000 skills). Wrap its embedder in this.
+Superseded for the matcher: match vectors now live on the skills (`Skill.match_embedding`) in the
+skillbook's `.embeddings.npz` sidecar, and `ace serve` / `ace match` use those. The only remaining
+user is `ace mcp` (ace/mcp/_server.py); once it drops the cache as `ace serve` did, delete this
+module and its test.
 """
 
 from __future__ import annotations
@@ -91,8 +92,8 @@ class CachedEmbedder:
 
 
 def match_vector_cache_path(skillbook_path: str | Path) -> Path:
-    """Where `ace match` and `ace serve` keep the matcher's vectors: `<stem>.match-vectors.npz`
-    beside the skillbook file (a cache: delete it freely)."""
+    """Where `ace mcp` keeps the matcher's vectors: `<stem>.match-vectors.npz` beside the skillbook
+    file (a cache: delete it freely)."""
     path = Path(skillbook_path)
     return path.with_name(f"{path.stem}.match-vectors.npz")
 
