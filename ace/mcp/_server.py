@@ -21,8 +21,7 @@ from mcp.server.fastmcp.exceptions import ResourceError, ToolError
 from pydantic import Field
 
 from ace import __version__
-from ace.retrieval import default_embedder, retrieve_top_k
-from ace.retrieval.cached_embedder import CachedEmbedder, match_vector_cache_path
+from ace.retrieval import retrieve_top_k
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
@@ -62,26 +61,21 @@ def create_server(
     """The MCP server over `skillbook_path`; loads the file and builds the match index first.
 
     `embedder`, `reranker` and `floor` go to `SkillMatcher` (`embedder` also to `search_skills`);
-    with no `embedder`, the offline default is used and the match vectors are cached beside the file,
-    as `ace serve` does. `traces` is the folder `record_trace` writes to (default
+    with no `embedder`, the offline default is used; match vectors the skillbook's sidecar lacks are
+    computed in memory, never written, as `ace serve` does. `traces` is the folder `record_trace` writes to (default
     `trace_queue_path(skillbook_path)`). Raises `OSError` or `SkillbookError` when the file cannot
     be loaded. Run it with `server.run("stdio")`, or set `server.settings.port` and
     `server.run("streamable-http")`: FastMCP's default host, 127.0.0.1, also turns on its
     DNS-rebinding protection; the endpoint is /mcp.
     """
-    cache = None if embedder is not None else CachedEmbedder(default_embedder(), match_vector_cache_path(Path(skillbook_path)))
-    match_embedder = embedder if embedder is not None else cache
     watched = WatchedSkillbook(
         skillbook_path,
-        lambda skillbook: SkillMatcher(skillbook, embedder=match_embedder, reranker=reranker, floor=floor),
+        lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
     )
     queue = Path(traces) if traces is not None else trace_queue_path(skillbook_path)
 
     def current_skillbook() -> ServedSkillbook:
-        served = watched.current()
-        if cache is not None:
-            cache.save()  # a no-op unless a reload embedded new texts
-        return served
+        return watched.current()
 
     current_skillbook()
     server = FastMCP("ace-skillbook", instructions=_INSTRUCTIONS)

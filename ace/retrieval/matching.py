@@ -87,13 +87,14 @@ class SkillMatcher:
         [0, 1] or a shortlist size below 1. Nothing is embedded until the first match.
         """
         floor = DEFAULT_FLOOR if floor is None else floor
-        if isinstance(floor, bool) or not isinstance(floor, numbers.Real) or not 0.0 <= floor <= 1.0:
+        # numbers.Real admits numpy scalars; float(...) gives the checker (and the matcher) a float.
+        if isinstance(floor, bool) or not isinstance(floor, (int, float, numbers.Real)) or not 0.0 <= float(floor) <= 1.0:
             raise ValueError(f"floor must be a number within [0, 1], got {floor!r}")
         if isinstance(shortlist_size, bool) or not isinstance(shortlist_size, int) or shortlist_size < 1:
             raise ValueError(f"shortlist_size must be an integer >= 1, got {shortlist_size!r}")
         self.embedder = embedder if embedder is not None else default_embedder()
         self.reranker = reranker if reranker is not None else FieldAwareReranker()
-        self.floor = floor
+        self.floor = float(floor)
         self.shortlist_size = shortlist_size
         self._skillbook = skillbook
         self._snapshot = empty_snapshot(self.embedder.dim)
@@ -207,10 +208,10 @@ def _checked_scores(reranker: Reranker, scores: Sequence[float], expected: int) 
     scores = list(scores)
     if len(scores) != expected:
         raise RerankError(f"reranker {reranker.name!r} returned {len(scores)} scores for {expected} candidates")
-    checked = []
+    checked: list[float] = []
     for score in scores:
         # numbers.Real admits numpy scalars (a model's float32 output); a bool is no score.
-        if isinstance(score, bool) or not isinstance(score, numbers.Real) or not 0.0 <= score <= 1.0:
+        if isinstance(score, bool) or not isinstance(score, (int, float, numbers.Real)) or not 0.0 <= float(score) <= 1.0:
             raise RerankError(f"reranker {reranker.name!r} returned score {score!r}, expected a float in [0, 1]")
         checked.append(round(float(score), _SCORE_DECIMALS))
     return checked

@@ -271,7 +271,8 @@ def _split_results(path: Path, document: Mapping[str, Any]) -> list[Any]:
         if problem:
             traces.append(_Unusable(f"trace file {path} simulation {number}: {problem}"))
         else:
-            traces.append({"task": by_id.get(_task_key(simulation.get("task_id"))), "simulation": simulation})
+            key = _task_key(simulation.get("task_id"))
+            traces.append({"task": by_id.get(key) if key is not None else None, "simulation": simulation})
     return traces
 
 

@@ -70,10 +70,11 @@ def _scores_from(response: Any, expected: int, name: str) -> list[float]:
             scores[index] = float(_field(result, "relevance_score"))
     except (KeyError, AttributeError, IndexError, TypeError, ValueError) as error:
         raise RerankError(f"{name} returned a malformed rerank response: {error!r}") from error
-    missing = [index for index, score in enumerate(scores) if score is None]
-    if missing:
+    found = [score for score in scores if score is not None]
+    if len(found) != len(scores):
+        missing = [index for index, score in enumerate(scores) if score is None]
         raise RerankError(f"{name} returned no score for candidates {missing}")
-    out_of_range = [score for score in scores if not 0.0 <= score <= 1.0]
+    out_of_range = [score for score in found if not 0.0 <= score <= 1.0]
     if out_of_range:
         raise RerankError(f"{name} returned scores {out_of_range} outside [0, 1]; use a model that reports relevance in [0, 1]")
-    return [float(score) for score in scores]
+    return found
