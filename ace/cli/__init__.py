@@ -11,8 +11,12 @@ import sys
 from collections.abc import Sequence
 
 from ace.cli._app import Command, CommandError, build_parser, run_cli
+from ace.cli._request_flags import add_request_flags, positive_int
 
-__all__ = ["COMMANDS", "Command", "CommandError", "build_parser", "main", "make_parser", "run_cli"]
+__all__ = [
+    "COMMANDS", "Command", "CommandError", "add_request_flags", "build_parser", "main", "make_parser",
+    "positive_int", "run_cli",
+]
 
 COMMANDS: tuple[Command, ...] = (
     Command("skillbook", "inspect and maintain a skillbook file", "ace.cli.skillbook"),

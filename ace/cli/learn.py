@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ace.cli._app import CommandError
+from ace.cli._request_flags import add_request_flags, positive_int
 from ace.cli._skillbook_file import load_skillbook, terminal_text
 
 if TYPE_CHECKING:
@@ -70,28 +71,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--cache-prompts", action="store_true",
                         help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)")
     parser.add_argument("--cache-ttl", help='cache lifetime with --cache-prompts, e.g. "5m" or "1h"')
-    parser.add_argument("--epochs", type=_positive, default=1, help="passes over the traces (default 1)")
-    parser.add_argument("--workers", type=_positive, default=4, help="traces learned from at once (default 4)")
+    parser.add_argument("--epochs", type=positive_int, default=1, help="passes over the traces (default 1)")
+    parser.add_argument("--workers", type=positive_int, default=4, help="traces learned from at once (default 4)")
     parser.add_argument("--checkpoint-dir", type=Path,
                         help="write checkpoint_<n>.json and latest.json here every --checkpoint-interval traces")
-    parser.add_argument("--checkpoint-interval", type=_positive, default=10, help="traces between checkpoints (default 10)")
-    parser.add_argument("--max-output-tokens", type=_positive, help="output-token cap of both roles' requests")
-    parser.add_argument("--temperature", type=float, help="sampling temperature of both roles (default 0.0)")
-    parser.add_argument("--request-timeout", type=float, help="seconds one request may take (default 300)")
-    parser.add_argument("--context-window", type=_positive,
-                        help="context window of the models, for a local alias litellm does not know "
-                             "(default: litellm's model information, else 8192)")
-    for role in ("reflector", "skill-manager"):
-        parser.add_argument(f"--{role}-max-output-tokens", type=_positive, help=f"output-token cap of the {role}")
-        parser.add_argument(f"--{role}-temperature", type=float, help=f"sampling temperature of the {role}")
+    parser.add_argument("--checkpoint-interval", type=positive_int, default=10, help="traces between checkpoints (default 10)")
+    add_request_flags(parser, ("reflector", "skill-manager"), everyone="both roles")
     parser.set_defaults(handler=_run)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _run(args: argparse.Namespace) -> int:

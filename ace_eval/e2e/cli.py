@@ -13,7 +13,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ace.cli import CommandError
+from ace.cli import CommandError, add_request_flags, positive_int
 from ace.roles import SKILL_INJECTIONS
 from ace.models import RequestSettings
 from ace_eval.e2e.config import ROLES, E2EConfig, Role
@@ -59,22 +59,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--skill-injection", choices=SKILL_INJECTIONS, default="matched",
                         help="matched: the skills matched to the user's first message (default); all: every "
                              "active skill; tool: ids and issues listed, insights read with a read_skill tool")
-    parser.add_argument("--skills-limit", type=_positive, default=3, help="most skills 'matched' injects (default 3)")
-    parser.add_argument("--train-epochs", type=_positive,
+    parser.add_argument("--skills-limit", type=positive_int, default=3, help="most skills 'matched' injects (default 3)")
+    parser.add_argument("--train-epochs", type=positive_int,
                         help="passes over the train split (default 2), or over --traces (default 1)")
-    parser.add_argument("--num-trials", type=_positive, default=1)
-    parser.add_argument("--max-num-steps", type=_positive, default=200)
-    parser.add_argument("--max-workers", type=_positive, default=4)
-    parser.add_argument("--task-limit", type=_positive, help="use only the first N tasks of each split")
-    parser.add_argument("--max-output-tokens", type=_positive, help="output-token cap of every role's requests")
-    parser.add_argument("--temperature", type=float, help="sampling temperature of every role (default 0.0)")
-    parser.add_argument("--request-timeout", type=float, help="seconds one request may take (default 300)")
-    parser.add_argument("--context-window", type=_positive,
-                        help="context window of the reflector and skill manager models, for a local alias litellm "
-                             "does not know (default: litellm's model information, else 8192)")
-    for role in ("agent", "user", "reflector", "skill-manager"):
-        parser.add_argument(f"--{role}-max-output-tokens", type=_positive, help=f"output-token cap of the {role}")
-        parser.add_argument(f"--{role}-temperature", type=float, help=f"sampling temperature of the {role}")
+    parser.add_argument("--num-trials", type=positive_int, default=1)
+    parser.add_argument("--max-num-steps", type=positive_int, default=200)
+    parser.add_argument("--max-workers", type=positive_int, default=4)
+    parser.add_argument("--task-limit", type=positive_int, help="use only the first N tasks of each split")
+    add_request_flags(parser, ("agent", "user", "reflector", "skill-manager"), everyone="every role")
     parser.add_argument("--no-benchmark", action="store_true", help="stop after learning the skillbook")
     parser.add_argument("--allow-test-overlap", action="store_true",
                         help="learn from --traces that hold test-split tasks although the benchmark runs on them")
@@ -90,13 +82,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     verify.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     verify.set_defaults(handler=_verify)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _run(args: argparse.Namespace) -> int:
