@@ -8,6 +8,7 @@ from typing import Any
 
 from ace.cli._app import CommandError
 from ace.cli._reranker import add_reranker_options, reranker_from_args
+from ace.cli._skillbook_file import skillbook_location
 
 __all__ = ["DEFAULT_PORT", "HOST", "register"]
 
@@ -19,7 +20,8 @@ DEFAULT_PORT = 8766
 def register(subparsers: Any) -> None:
     """Add the `mcp` command to the `ace` parser."""
     parser = subparsers.add_parser("mcp", help="serve a skillbook to MCP clients (tools: match_skills, read_skill, ...)")
-    parser.add_argument("path", type=Path, help="skillbook JSON file (re-read when it changes)")
+    parser.add_argument("path", type=skillbook_location,
+                        help="skillbook JSON file (re-read when it changes) or postgresql:// URL (followed through LISTEN/NOTIFY)")
     parser.add_argument("--http", action="store_true",
                         help=f"serve streamable HTTP on {HOST} (at /mcp) instead of stdio")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port for --http (default {DEFAULT_PORT})")
@@ -38,10 +40,13 @@ def _mcp(args: argparse.Namespace) -> int:
         ) from None
     from ace.cli._skillbook_file import format_error_line, require_file, terminal_text
     from ace.skillbook import SkillbookError, SkillbookFormatError
+    from ace.skillbook._store import is_database_url
 
     if not 0 < args.port < 65536:
         raise CommandError(f"--port must be 1-65535, got {args.port}")
     require_file(args.path)
+    if args.traces is None and is_database_url(args.path):
+        raise CommandError("a skillbook in PostgreSQL needs --traces DIR (the folder record_trace writes to)")
     reranker = reranker_from_args(args)
     try:
         server = create_server(args.path, reranker=reranker, traces=args.traces)

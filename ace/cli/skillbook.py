@@ -39,14 +39,15 @@ def register(subparsers: Any) -> None:
     sources.set_defaults(handler=_sources)
 
     export = commands.add_parser("export-md", help="write the skillbook as a Markdown document")
-    export.add_argument("path", type=Path, help="skillbook JSON file")
+    export.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
     export.add_argument("-o", "--output", type=Path, required=True, help="Markdown file to write")
     export.set_defaults(handler=_export_md)
 
     export_skills = commands.add_parser(
         "export-skills", help="write each active skill as an Agent Skills folder (OUT_DIR/<name>/SKILL.md)"
     )
-    export_skills.add_argument("path", type=Path, metavar="SKILLBOOK", help="skillbook JSON file")
+    export_skills.add_argument("path", type=skillbook_location, metavar="SKILLBOOK",
+                               help="skillbook JSON file or postgresql:// URL")
     export_skills.add_argument(
         "out_dir", type=Path, metavar="OUT_DIR",
         help="folder to create or update in place (only folders exported by ace are replaced or removed)",
@@ -57,7 +58,8 @@ def register(subparsers: Any) -> None:
         "import-skills", help="add a skill for every DIR/<name>/SKILL.md (exit 1 if any file failed)"
     )
     import_skills.add_argument("folder", type=Path, metavar="DIR", help="folder of skill folders, or one skill folder")
-    import_skills.add_argument("path", type=Path, metavar="SKILLBOOK", help="skillbook JSON file (created if missing)")
+    import_skills.add_argument("path", type=skillbook_location, metavar="SKILLBOOK",
+                               help="skillbook JSON file (created if missing) or postgresql:// URL")
     import_skills.add_argument(
         "--section", choices=sorted(VALID_SECTIONS), default="context",
         help="section of skills not exported by ace (default: context; ours keep theirs)",
@@ -126,7 +128,8 @@ def _sources(args: argparse.Namespace) -> int:
 def _export_md(args: argparse.Namespace) -> int:
     skillbook = load_skillbook(args.path)
     try:
-        write_text_atomic(args.output, render_markdown(skillbook.skills(include_inactive=True), title=args.path.stem))
+        title = args.path.stem if isinstance(args.path, Path) else "skillbook"
+        write_text_atomic(args.output, render_markdown(skillbook.skills(include_inactive=True), title=title))
     except OSError as exc:
         raise CommandError(terminal_text(f"{args.output}: cannot write ({exc.strerror})", one_line=True)) from None
     print(terminal_text(f"wrote {args.output}"))
@@ -156,7 +159,7 @@ def _import_skills(args: argparse.Namespace) -> int:
 
     if not args.folder.is_dir():
         raise CommandError(terminal_text(f"{args.folder}: no such folder", one_line=True))
-    if args.path.exists():
+    if isinstance(args.path, Path) and args.path.exists():
         load_skillbook(args.path)  # a malformed file is a one-line error, not an empty skillbook
     try:
         with Skillbook.locked(args.path) as skillbook:
@@ -164,6 +167,8 @@ def _import_skills(args: argparse.Namespace) -> int:
     except OSError as exc:
         where = exc.filename or args.folder
         raise CommandError(terminal_text(f"{where}: cannot read or write ({exc.strerror or exc})", one_line=True)) from None
+    except SkillbookError as exc:  # a database that cannot be reached, or holds a malformed skillbook
+        raise CommandError(terminal_text(str(exc), one_line=True)) from None
     for path, skill_id in report.added:
         print(terminal_text(f"added {skill_id} from {path}", one_line=True))
     for path, skill_id in report.skipped:

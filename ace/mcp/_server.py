@@ -2,7 +2,8 @@
 
 Tools: `match_skills`, `search_skills`, `read_skill`, `record_trace`. Resources: `skillbook://catalog`
 and `skillbook://skills/{skill_id}`. Answers are the JSON of the skills HTTP API (`ace serve`), as
-text. The file is followed like `ace serve` does (`WatchedSkillbook`): edits show on the next call.
+text. The skillbook (a file, or a `postgresql://` URL) is followed like `ace serve` does: edits
+show on the next call.
 
 Built on the SDK's 1.x `FastMCP` (the `eval` extra's tau3 package pins `mcp<2`). A `ToolError`
 reaches the client as a tool result with `isError` set and the message (prefixed by the SDK with
@@ -25,8 +26,9 @@ from ace.retrieval import retrieve_top_k
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
-from ace.server._watched import ServedSkillbook, WatchedSkillbook
+from ace.server._watched import ServedSkillbook, watch
 from ace.skillbook import Skill, Skillbook, SkillbookError
+from ace.skillbook._store import is_database_url
 from ace.untrusted import UntrustedInputError, check_text, quote
 
 from ._traces import TraceRecordError, record_trace, trace_queue_path
@@ -68,7 +70,10 @@ def create_server(
     `server.run("streamable-http")`: FastMCP's default host, 127.0.0.1, also turns on its
     DNS-rebinding protection; the endpoint is /mcp.
     """
-    watched = WatchedSkillbook(
+    if traces is None and is_database_url(skillbook_path):
+        raise ValueError("a skillbook in PostgreSQL has no folder beside it: give `traces`, the folder "
+                         "record_trace writes to")
+    watched = watch(
         skillbook_path,
         lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
     )
