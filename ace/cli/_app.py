@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,9 +70,6 @@ def build_parser(
 
 def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     """Parse `argv` and run the chosen handler; returns the process exit code."""
-    # Spans go nowhere unless a command configures logfire (e.g. `ace-eval e2e --logfire`); the
-    # library's spans must not warn about that on every command.
-    os.environ.setdefault("LOGFIRE_IGNORE_NO_CONFIG", "1")
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:

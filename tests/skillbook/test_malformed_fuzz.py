@@ -111,6 +111,8 @@ def mutated_documents(draw: st.DrawFn) -> bytes:
             parent[path[-1]]
         except (KeyError, IndexError, TypeError):
             continue  # an earlier mutation removed this path
+        if not isinstance(parent, (dict, list)):
+            continue  # an earlier mutation replaced a container on this path with a string
         action = draw(st.sampled_from(["value", "raw", "delete", "unknown"]))
         if action == "value":
             parent[path[-1]] = draw(JSON_VALUES)
