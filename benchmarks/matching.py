@@ -7,7 +7,7 @@ with the default models loaded and 5,000 skills indexed.
 
     python benchmarks/matching.py [--sizes 100 5000] [--queries 300] [--requests 800] [--clients 4]
 
-Skills are the 55 active skills of shared/fixtures/matching_dev.json plus synthetic ones; tasks are
+Skills are the 55 active skills of tests/data/matching/matching_dev.json plus synthetic ones; tasks are
 the dev set's 109 task texts, cycled.
 """
 

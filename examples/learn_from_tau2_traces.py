@@ -1,14 +1,17 @@
 """Learn a skillbook from recorded tau2-bench runs with TraceAnalyser, then inspect it.
 
-    python examples/learn_from_tau2_traces.py RESULTS.json [...] [--model openai/gpt-4.1-mini] [-o skillbook.json]
+    python examples/learn_from_tau2_traces.py RESULTS.json [...] -o SKILLBOOK.json [--model openai/gpt-4.1-mini]
 
 Without --model the roles run on the offline scripted models of `ace_eval.e2e.scripted` (rule-based,
-not LLMs): the loop runs for real, the skills it writes are templates.
+not LLMs): the loop runs for real, the skills it writes are templates. Exits 2 when an input is
+missing, 1 when no trace could be learned from, 0 otherwise; writes only SKILLBOOK.json (+ its
+embeddings sidecar).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ace import RecursiveReflector, Skillbook, SkillManager, TraceAnalyser
@@ -19,8 +22,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("traces", nargs="+", type=Path, help="tau2 Results files (or folders of them)")
     parser.add_argument("--model", help="a model string for the reflector and the skill manager")
-    parser.add_argument("-o", "--output", type=Path, default=Path("skillbook.json"))
+    parser.add_argument("-o", "--output", type=Path, required=True, help="where to write the skillbook")
     args = parser.parse_args()
+    missing = [str(path) for path in args.traces if not path.exists()]
+    if missing:
+        print(f"error: no such trace file or folder: {', '.join(missing)}", file=sys.stderr)
+        sys.exit(2)
 
     skillbook = Skillbook()
     analyser = TraceAnalyser.from_roles(
@@ -43,6 +50,8 @@ def main() -> None:
     print(skillbook.as_prompt())
     print(f"\n{len(skillbook.skills())} skills from {learned_from} traces -> {args.output}")
     print(skillbook.source_summary()["by_operation_type"])
+    if learned_from == 0:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -154,7 +154,7 @@ def test_verify_names_the_skill_whose_counters_disagree_with_the_recorded_inject
 
 
 def test_a_session_without_operation_is_nothing_learned_and_a_failed_reflection_a_failure(
-    tmp_path: Path, shared_dir: Path
+    tmp_path: Path, recorded_dir: Path
 ) -> None:
     # pydantic-ai's TestModel never runs code successfully, so the Recursive Reflector's submission is
     # rejected until its retries run out and it returns a failed reflection (not a pipeline error).
@@ -167,7 +167,7 @@ def test_a_session_without_operation_is_nothing_learned_and_a_failed_reflection_
     assert report.learning[0].detail.startswith("ReflectStep: the reflection failed: ")
     assert report.traces_learned == 0 and len(report.failures) == 1
 
-    recorded = shared_dir / "tau2" / "recorded" / "tau2trace_gpt-4.1-mini_airline_1sim.json"
+    recorded = recorded_dir / "tau2trace_gpt-4.1-mini_airline_1sim.json"
     offline = E2EConfig(output_dir=tmp_path / "offline", traces=(recorded,), reflector_type="simple", train_epochs=2,
                         benchmark=False)
     models = {"reflector": analysing_reflector(), "skill_manager": tagging_skill_manager()}
@@ -205,9 +205,9 @@ def test_bad_roles_exit_2_in_one_line_before_any_model_is_called(
 
 
 def test_traces_holding_test_tasks_are_refused_unless_allowed(
-    tmp_path: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, recorded_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    recorded = shared_dir / "tau2" / "recorded" / "sierra_gpt-4.1_airline_test20_1trial.json"
+    recorded = recorded_dir / "sierra_gpt-4.1_airline_test20_1trial.json"
 
     code = main(["e2e", "--traces", str(recorded), "--output-dir", str(tmp_path / "refused")])
 
@@ -218,9 +218,9 @@ def test_traces_holding_test_tasks_are_refused_unless_allowed(
 
 @pytest.mark.parametrize("damage", ["truncated", "empty folder", "no simulation"])
 def test_traces_without_any_usable_simulation_exit_2(
-    tmp_path: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str], damage: str
+    tmp_path: Path, recorded_dir: Path, capsys: pytest.CaptureFixture[str], damage: str
 ) -> None:
-    text = (shared_dir / "tau2" / "recorded" / "tau2trace_gpt-4.1-mini_airline_1sim.json").read_text()
+    text = (recorded_dir / "tau2trace_gpt-4.1-mini_airline_1sim.json").read_text()
     traces = tmp_path / "traces"
     traces.mkdir()
     if damage == "truncated":
@@ -238,9 +238,9 @@ def test_traces_without_any_usable_simulation_exit_2(
 
 @pytest.mark.parametrize("damage", ["truncated", "simulations: [1]", "no simulation", "unknown task"])
 def test_a_bad_traces_file_is_a_failure_of_its_own_and_the_good_file_is_learned_from(
-    tmp_path: Path, shared_dir: Path, capsys: pytest.CaptureFixture[str], damage: str
+    tmp_path: Path, recorded_dir: Path, capsys: pytest.CaptureFixture[str], damage: str
 ) -> None:
-    good = shutil.copy(shared_dir / "tau2" / "recorded" / "tau2trace_gpt-4.1-mini_airline_1sim.json", tmp_path)
+    good = shutil.copy(recorded_dir / "tau2trace_gpt-4.1-mini_airline_1sim.json", tmp_path)
     text = Path(good).read_text()
     document = json.loads(text)
     bad = tmp_path / "bad.json"
@@ -269,8 +269,8 @@ def test_a_bad_traces_file_is_a_failure_of_its_own_and_the_good_file_is_learned_
     assert next(line for line in logged if line["status"] == "failed")["source_file"] == str(bad)
 
 
-def test_offline_learning_from_recorded_traces(tmp_path: Path, shared_dir: Path) -> None:
-    recorded = shutil.copy(shared_dir / "tau2" / "recorded" / "tau2trace_gpt-4.1-mini_airline_1sim.json", tmp_path)
+def test_offline_learning_from_recorded_traces(tmp_path: Path, recorded_dir: Path) -> None:
+    recorded = shutil.copy(recorded_dir / "tau2trace_gpt-4.1-mini_airline_1sim.json", tmp_path)
     out = tmp_path / "run"
 
     code = main(["e2e", "--traces", str(recorded), "--no-benchmark", "--output-dir", str(out)])

@@ -18,8 +18,8 @@ from ace.steps import ACEStepContext, Sample, UpdateStep, insight_source_for
 RECORDED = "tau2trace_gpt-4.1-mini_airline_1sim.json"
 
 
-def _recorded_trace(shared_dir: Path) -> dict[str, Any]:
-    results = json.loads((shared_dir / "tau2" / "recorded" / RECORDED).read_text())
+def _recorded_trace(recorded_dir: Path) -> dict[str, Any]:
+    results = json.loads((recorded_dir / RECORDED).read_text())
     return {"task": results["tasks"][0], "simulation": results["simulations"][0]}
 
 
@@ -36,8 +36,8 @@ def _reflection(reasoning: str) -> ReflectorOutput:
                            correct_approach="a", key_insight="k")
 
 
-def test_insight_source_refs_the_recorded_tau2_message_the_reflection_quotes(shared_dir: Path) -> None:
-    trace = _recorded_trace(shared_dir)
+def test_insight_source_refs_the_recorded_tau2_message_the_reflection_quotes(recorded_dir: Path) -> None:
+    trace = _recorded_trace(recorded_dir)
     index, phrase = _quotable(trace["simulation"]["messages"])
     ctx = ACEStepContext(sample=Sample(question="q", id="s"), trace=trace, reflections=(_reflection(f'The agent wrote "{phrase}".'),))
 
@@ -50,8 +50,8 @@ def test_insight_source_refs_the_recorded_tau2_message_the_reflection_quotes(sha
         assert ref.json_path == f"$.simulation.messages[{index}]"
 
 
-async def test_update_step_puts_the_trace_refs_on_every_occurrence(shared_dir: Path) -> None:
-    trace = _recorded_trace(shared_dir)
+async def test_update_step_puts_the_trace_refs_on_every_occurrence(recorded_dir: Path) -> None:
+    trace = _recorded_trace(recorded_dir)
     index, phrase = _quotable(trace["simulation"]["messages"])
     book = Skillbook()
     step = UpdateStep(SkillManager(skill_manager_model(), embedder=BagOfWordsEmbedder()), book)

@@ -22,9 +22,9 @@ def _analyser(roles: dict[str, Any], **kwargs: Any) -> TraceAnalyser:
 
 
 def test_learns_one_skill_per_recorded_simulation_with_its_tau2_identity(
-    roles: dict[str, Any], shared_dir: Path, tmp_path: Path
+    roles: dict[str, Any], recorded_dir: Path, tmp_path: Path
 ) -> None:
-    files = [shutil.copy(shared_dir / "tau2" / "recorded" / name, tmp_path / name) for name in RECORDED]
+    files = [shutil.copy(recorded_dir / name, tmp_path / name) for name in RECORDED]
     simulation_ids = [
         simulation["id"] for name in RECORDED for simulation in json.loads((tmp_path / name).read_text())["simulations"]
     ]

@@ -42,10 +42,10 @@ _FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, Hea
 
 
 @pytest.fixture(scope="module")
-def results_document(shared_dir: Path) -> dict[str, Any]:
+def results_document(recorded_dir: Path) -> dict[str, Any]:
     """A valid tau2 Results document: a real recorded run of one simulation, plus a second
     simulation (a copy, other id) so that one bad simulation leaves a good one."""
-    document = json.loads((shared_dir / "tau2" / "recorded" / RECORDED).read_text())
+    document = json.loads((recorded_dir / RECORDED).read_text())
     second = json.loads(json.dumps(document["simulations"][0]))
     second["id"] = "second-simulation"
     second["messages"] = second["messages"][:4]

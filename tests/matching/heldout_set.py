@@ -1,7 +1,7 @@
 """The held-out acceptance set for matching: skills and tasks written independently of the tuning set.
 
 Nothing in the matcher was fitted or tuned on this set: the reranker's weights and floor come from
-shared/fixtures/matching_dev.json only. The domains differ from the dev set's (no tau2, SQL, k8s,
+tests/data/matching/matching_dev.json only. The domains differ from the dev set's (no tau2, SQL, k8s,
 spreadsheets, calendars, git/CI or Python packaging; DNS, TLS, Terraform, PyTorch, shell, cron,
 Android, CSS, JavaScript, Go, Redis, images, e-mail deliverability, baking, payroll and an agent
 harness instead), and `test_heldout_set_is_independent_of_the_dev_set` checks the overlap

@@ -2,7 +2,7 @@
 conftest.py (`fixture_skills.py`), with the real offline models.
 
 These are in-sample. Nine of the ten fixture skills are near-copies of skills in
-shared/fixtures/matching_dev.json, on which the reranker's weights and floor were fitted, and
+tests/data/matching/matching_dev.json, on which the reranker's weights and floor were fitted, and
 several tasks are dev tasks or close paraphrases of them; passing here says the matcher still
 behaves as it did on the data it was tuned on, not how well it generalises. The held-out figures
 are in test_acceptance.py.

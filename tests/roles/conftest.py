@@ -54,9 +54,9 @@ def source() -> InsightSource:
 
 
 @pytest.fixture(scope="session")
-def recorded_simulation(shared_dir: Path) -> dict[str, Any]:
+def recorded_simulation(recorded_dir: Path) -> dict[str, Any]:
     """The one simulation of a real recorded tau2 airline run (gpt-4.1-mini, reward 1.0)."""
-    results = json.loads((shared_dir / "tau2" / "recorded" / RECORDED_RUN).read_text())
+    results = json.loads((recorded_dir / RECORDED_RUN).read_text())
     return results["simulations"][0]
 
 

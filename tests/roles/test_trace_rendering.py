@@ -83,8 +83,8 @@ def test_non_positive_limit_is_rejected() -> None:
         render_trace("x", max_chars=0)
 
 
-def test_tau2_trace_nested_under_simulation_renders_as_conversation_without_bookkeeping(shared_dir: Path) -> None:
-    trace = load_trace_file(shared_dir / "tau2" / "recorded" / LANGCHAIN_RUN)[0]
+def test_tau2_trace_nested_under_simulation_renders_as_conversation_without_bookkeeping(recorded_dir: Path) -> None:
+    trace = load_trace_file(recorded_dir / LANGCHAIN_RUN)[0]
     simulation = trace["simulation"]
     text = render_trace(trace)
     context, conversation = text.split(f"\n\nmessages ({len(simulation['messages'])}):\n")
@@ -193,8 +193,8 @@ def test_differing_messages_are_not_collapsed() -> None:
     assert _covered_indices(text) == list(range(len(messages)))
 
 
-def test_longest_recorded_simulation_keeps_every_message_and_fits_untruncated(shared_dir: Path) -> None:
-    traces = load_trace_file(shared_dir / "tau2" / "recorded" / LANGCHAIN_RUN)
+def test_longest_recorded_simulation_keeps_every_message_and_fits_untruncated(recorded_dir: Path) -> None:
+    traces = load_trace_file(recorded_dir / LANGCHAIN_RUN)
     (trace,) = [trace for trace in traces if trace["task"]["id"] == "15"]
     messages = trace["simulation"]["messages"]
     text = render_trace(trace)

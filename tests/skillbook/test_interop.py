@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from ace.skillbook import InsightSource, Skillbook, TraceRef
+from data_files import DATA_DIR
 
 # What ace-framework 0.13.0 reads from a skillbook file.
 KAYBA013_TOP_LEVEL_KEYS = {"schema_version", "skills", "sections", "next_id", "similarity_decisions"}
@@ -29,8 +30,8 @@ KAYBA013_OCCURRENCE_FIELDS = {
 
 
 @pytest.fixture
-def fixture_json(shared_dir: Path) -> Path:
-    return shared_dir / "fixtures" / "kayba013_skillbook.json"
+def fixture_json() -> Path:
+    return DATA_DIR / "skillbooks" / "kayba013_skillbook.json"
 
 
 def test_kayba013_file_loads_with_every_field_and_occurrence(fixture_json: Path) -> None:

@@ -14,9 +14,9 @@ from ace_eval.tau2.tasks import Action
 
 
 @pytest.fixture(scope="session")
-def recorded_paths(shared_dir: Path) -> list[Path]:
+def recorded_paths(recorded_dir: Path) -> list[Path]:
     """The four recorded tau2 Results files of real LLM runs."""
-    paths = sorted((shared_dir / "tau2" / "recorded").glob("*.json"))
+    paths = sorted(recorded_dir.glob("*.json"))
     assert len(paths) == 4
     return paths
 

@@ -78,8 +78,8 @@ def test_fast_hash_equals_the_full_upstream_hash_after_writes() -> None:
     assert db_hash(fresh_db()) == full_db_hash(pristine_db())
 
 
-def test_fast_hash_equals_the_full_hash_after_gold_replays_of_every_write_tool(shared_dir: Path) -> None:
-    both_task_sets = load_tasks() + load_tasks(path=shared_dir / "tau2" / "airline_v0.2.0" / "tasks.json")
+def test_fast_hash_equals_the_full_hash_after_gold_replays_of_every_write_tool(v020_tasks_file: Path) -> None:
+    both_task_sets = load_tasks() + load_tasks(path=v020_tasks_file)
     first_task_using: dict[str, object] = {}
     for task in both_task_sets:
         for action in task.evaluation_criteria.actions or ():

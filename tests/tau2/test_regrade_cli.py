@@ -49,10 +49,9 @@ def test_a_disagreeing_record_is_flagged_and_exits_1(
 
 
 def test_tasks_option_grades_with_another_task_set(
-    recorded_paths: list[Path], shared_dir: Path, capsys: pytest.CaptureFixture[str]
+    recorded_paths: list[Path], v020_tasks_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tasks_file = shared_dir / "tau2" / "airline_v0.2.0" / "tasks.json"
-    assert main(["tau2", "regrade", str(_recorded(recorded_paths, "sierra")), "--tasks", str(tasks_file)]) == 0
+    assert main(["tau2", "regrade", str(_recorded(recorded_paths, "sierra")), "--tasks", str(v020_tasks_file)]) == 0
     assert capsys.readouterr().out.endswith("agreement: 20/20\n")
 
 

@@ -42,7 +42,7 @@ class FieldWeights:
 DEFAULT_FIELD_WEIGHTS = FieldWeights(
     bias=-4.65, similarity=4.23, issue_terms=91.62, keyword_terms=5.64, lag=13.23
 )
-"""Fitted on shared/fixtures/matching_dev.json only (see the module docstring)."""
+"""Fitted on tests/data/matching/matching_dev.json only (see the module docstring)."""
 
 
 class FieldAwareReranker:
