@@ -1,5 +1,5 @@
 """`ace skillbook ...`: inspect a skillbook file, export it to Markdown or Agent Skills (SKILL.md
-folders), import SKILL.md folders, activate or purge a skill."""
+folders), import SKILL.md folders, remove, activate or purge a skill."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from typing import Any
 
 from ace.atomic_write import write_text_atomic
 from ace.cli._app import CommandError
-from ace.cli._skillbook_file import json_terminal_text, load_skillbook, skillbook_location, terminal_text
-from ace.skillbook import VALID_SECTIONS, Skill, Skillbook, SkillbookError, render_markdown
+from ace.cli._skillbook_file import json_terminal_text, load_skillbook, shown, skillbook_location, terminal_text
+from ace.skillbook import VALID_SECTIONS, Skill, Skillbook, SkillbookError, manual_source, render_markdown
 from ace.untrusted import quote
 
 __all__ = ["register"]
@@ -66,9 +66,18 @@ def register(subparsers: Any) -> None:
     )
     import_skills.set_defaults(handler=_import_skills)
 
+    remove = commands.add_parser(
+        "remove", help="soft-remove a skill: inactive, never injected or matched, history kept (undo: activate)"
+    )
+    remove.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
+    remove.add_argument("skill_id", help="e.g. context-00001")
+    remove.add_argument("--reason", required=True, help="why, recorded in the skill's provenance")
+    remove.set_defaults(handler=_remove)
+
     activate = commands.add_parser("activate", help="re-activate an inactive skill (promote a draft)")
     activate.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
     activate.add_argument("skill_id", help="e.g. context-00001")
+    activate.add_argument("--reason", help="why, recorded in the skill's provenance")
     activate.set_defaults(handler=_activate)
 
     purge = commands.add_parser("purge", help="delete a skill for good (its id is never reused)")
@@ -86,10 +95,10 @@ def register(subparsers: Any) -> None:
     copy.set_defaults(handler=_copy)
 
 
-def _require(skillbook: Skillbook, skill_id: str, path: Path) -> Skill:
+def _require(skillbook: Skillbook, skill_id: str, path: Path | str) -> Skill:
     skill = skillbook.get_skill(skill_id)
     if skill is None:
-        raise CommandError(terminal_text(f"{path}: no skill with id {quote(skill_id)}", one_line=True))
+        raise CommandError(terminal_text(f"{shown(path)}: no skill with id {quote(skill_id)}", one_line=True))
     return skill
 
 
@@ -176,10 +185,23 @@ def _import_skills(args: argparse.Namespace) -> int:
     for _, message in report.failed:
         print(f"ace: error: {terminal_text(message, one_line=True)}", file=sys.stderr)
     print(terminal_text(
-        f"imported {len(report.added)} skills into {args.path}: {len(report.skipped)} already present, "
+        f"imported {len(report.added)} skills into {shown(args.path)}: {len(report.skipped)} already present, "
         f"{len(report.failed)} failed"
     ))
     return 1 if report.failed else 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    if not args.reason.strip():
+        raise CommandError("--reason must not be empty: say why the skill is removed")
+    load_skillbook(args.path)  # a missing or malformed file is a one-line error, not an empty skillbook
+    with Skillbook.locked(args.path) as skillbook:
+        skill = _require(skillbook, args.skill_id, args.path)
+        if not skill.active:
+            raise CommandError(terminal_text(f"{shown(args.path)}: {args.skill_id} is already inactive", one_line=True))
+        skillbook.remove_skill(args.skill_id, args.reason, insight_source=manual_source("cli", reason=args.reason))
+    print(terminal_text(f"removed {args.skill_id} from {shown(args.path)} (inactive; undo with ace skillbook activate)"))
+    return 0
 
 
 def _activate(args: argparse.Namespace) -> int:
@@ -187,14 +209,13 @@ def _activate(args: argparse.Namespace) -> int:
     with Skillbook.locked(args.path) as skillbook:
         skill = _require(skillbook, args.skill_id, args.path)
         if skill.active:
-            raise CommandError(terminal_text(f"{args.path}: {args.skill_id} is already active", one_line=True))
-        skillbook.activate_skill(args.skill_id)
-    print(terminal_text(f"activated {args.skill_id} in {args.path}"))
+            raise CommandError(terminal_text(f"{shown(args.path)}: {args.skill_id} is already active", one_line=True))
+        skillbook.activate_skill(args.skill_id, insight_source=manual_source("cli", reason=args.reason))
+    print(terminal_text(f"activated {args.skill_id} in {shown(args.path)}"))
     return 0
 
 
 def _copy(args: argparse.Namespace) -> int:
-    from ace.cli._skillbook_file import shown
     from ace.skillbook._store import SkillbookStorageError, is_database_url
 
     skillbook = load_skillbook(args.source)
@@ -232,5 +253,5 @@ def _purge(args: argparse.Namespace) -> int:
     with Skillbook.locked(args.path) as skillbook:
         _require(skillbook, args.skill_id, args.path)
         skillbook.purge(args.skill_id)
-    print(terminal_text(f"purged {args.skill_id} from {args.path}"))
+    print(terminal_text(f"purged {args.skill_id} from {shown(args.path)}"))
     return 0

@@ -6,7 +6,15 @@ See docs/skillbook.md. Main entry point: `Skillbook`; records: `Skill`, `Insight
 
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
-from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, OperationType, Relation, TraceRef
+from ace.skillbook._provenance import (
+    DEDUP_SOURCE_SYSTEM,
+    InsightSource,
+    ManualOrigin,
+    OperationType,
+    Relation,
+    TraceRef,
+    manual_source,
+)
 from ace.skillbook._reports import render_markdown, render_prompt
 from ace.skillbook._skill import (
     MAX_KEYWORD_LENGTH,
@@ -24,6 +32,7 @@ __all__ = [
     "DEDUP_SOURCE_SYSTEM",
     "InsightSource",
     "MAX_KEYWORD_LENGTH",
+    "ManualOrigin",
     "OperationType",
     "Relation",
     "Section",
@@ -38,6 +47,7 @@ __all__ = [
     "UpdateOperation",
     "VALID_SECTIONS",
     "embedding_sidecar_path",
+    "manual_source",
     "normalize_keywords",
     "render_markdown",
     "render_prompt",

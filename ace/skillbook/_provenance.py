@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
+import getpass
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Literal, get_args
 
 from ace.skillbook._checks import integer, optional_text, text
 from ace.skillbook._errors import SkillbookError
 from ace.untrusted import quote
 
-__all__ = ["DEDUP_SOURCE_SYSTEM", "OperationType", "InsightSource", "Relation", "TraceRef"]
+__all__ = [
+    "DEDUP_SOURCE_SYSTEM", "ManualOrigin", "OperationType", "InsightSource", "Relation", "TraceRef", "manual_source",
+]
 
 OperationType = Literal["ADD", "UPDATE", "TAG", "REMOVE"]
 OPERATION_TYPES: frozenset[str] = frozenset(get_args(OperationType))
@@ -19,6 +23,11 @@ Relation = Literal["primary", "supporting"]
 """How a trace relates to a skill: its primary trace (the first that taught it) or a supporting one."""
 DEDUP_SOURCE_SYSTEM = "ace-dedup"
 """The source_system of deduplication's own records (a merge, not a trace)."""
+ManualOrigin = Literal["api", "cli", "ui"]
+"""Where a mutation made by hand (not learned from a trace) came from: a library call without a
+source, the `ace` command, or the `ace serve` UI."""
+UNKNOWN_USER = "unknown-user"
+"""The trace_id of a manual record when the operating-system user cannot be told."""
 
 
 def _int_tuple(values: Any, field: str) -> tuple[int, ...]:
@@ -192,3 +201,23 @@ class InsightSource:
         if not isinstance(refs, list | tuple):
             raise SkillbookError(f"trace_refs must be a list of objects, got {quote(refs)}")
         return cls(**data, trace_refs=tuple(TraceRef.from_dict(ref) for ref in refs))
+
+
+def manual_source(origin: ManualOrigin, *, reason: str | None = None, user: str | None = None) -> InsightSource:
+    """The provenance of a mutation made by hand rather than learned from a trace.
+
+    `source_system` is the origin (`api`, `cli`, `ui`), `trace_id` the user (default: the OS user
+    running this process, `unknown-user` when it cannot be told), `learning_text` the reason given.
+    Raises `SkillbookError` for an origin outside `ManualOrigin`.
+    """
+    if origin not in get_args(ManualOrigin):
+        raise SkillbookError(f"origin must be one of {sorted(get_args(ManualOrigin))}, got {quote(origin)}")
+    return InsightSource(source_system=origin, trace_id=user or _os_user(), learning_text=reason)
+
+
+@cache
+def _os_user() -> str:
+    try:
+        return getpass.getuser() or UNKNOWN_USER
+    except (OSError, KeyError, ImportError):  # no login name in the environment and no passwd entry
+        return UNKNOWN_USER

@@ -23,7 +23,7 @@ from ace.skillbook._changelog import ChangeLog
 from ace.skillbook._checks import read_limited, required_text, text
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
-from ace.skillbook._provenance import InsightSource, OperationType
+from ace.skillbook._provenance import InsightSource, OperationType, manual_source
 from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
 from ace.skillbook._skill import (
     EMBEDDING_FIELDS,
@@ -70,8 +70,11 @@ def _with_embedding(skill: Skill, embedding: np.ndarray | None, kind: EmbeddingK
     return updated
 
 
-def _stamped(source: InsightSource, operation: OperationType) -> InsightSource:
-    """The occurrence to append for `operation`: `source` with its operation_type set."""
+def _stamped(source: InsightSource | None, operation: OperationType) -> InsightSource:
+    """The occurrence to append for `operation`: `source` (a manual `api` record when None) with its
+    operation_type set."""
+    if source is None:
+        source = manual_source("api")
     if not isinstance(source, InsightSource):
         raise SkillbookError(f"insight_source must be an InsightSource, got {quote(source)}")
     return source.replace(operation_type=operation)
@@ -295,8 +298,8 @@ class Skillbook:
         """Soft-remove a skill (active=False, history kept) and return it; `soft=False` purges it.
 
         The reason is recorded on the span, and as the REMOVE occurrence's learning_text when the
-        source has none. Raises `SkillNotFoundError` for an unknown id, `SkillbookError` for an
-        empty reason.
+        source has none (no source: a manual `api` occurrence). Raises `SkillNotFoundError` for an
+        unknown id, `SkillbookError` for an empty reason.
         """
         with tracing.memory_span("delete_memory", "REMOVE" if soft else "PURGE", reason=reason, soft=soft,
                                  **_record(skill_id, insight_source)), self._lock:
@@ -304,7 +307,8 @@ class Skillbook:
             old = self._require(skill_id)
             if not soft:
                 return self._purge(old)
-            if insight_source is not None and insight_source.learning_text is None:
+            insight_source = insight_source or manual_source("api")
+            if insight_source.learning_text is None:
                 insight_source = insight_source.replace(learning_text=reason.strip())
             return self._store(old.replace(active=False, **self._trail(old, insight_source, "REMOVE")), content=True)
 
@@ -312,8 +316,9 @@ class Skillbook:
         """Re-activate an inactive skill (a draft promoted, a soft-removal undone) and return it.
 
         Its content, counters and history are kept; from now on it is listed, injected and matched
-        again (indexes see the change through `changed_ids_since(..., content_only=True)`). Given a
-        source, an UPDATE occurrence is appended whose learning_text starts with "re-activated"
+        again (indexes see the change through `changed_ids_since(..., content_only=True)`). An UPDATE
+        occurrence (from `insight_source`, else a manual `api` one) is appended whose learning_text
+        starts with "re-activated"
         (the schema has no ACTIVATE operation type; the span's `ace.skillbook.operation` is
         ACTIVATE). Raises `SkillNotFoundError` for an unknown id and `SkillbookError` when the
         skill is already active (there is nothing to promote: check the id).
@@ -322,9 +327,9 @@ class Skillbook:
             old = self._require(skill_id)
             if old.active:
                 raise SkillbookError(f"skill {quote(skill_id)} is already active; only an inactive skill can be activated")
-            if insight_source is not None:
-                note = insight_source.learning_text
-                insight_source = insight_source.replace(learning_text=f"re-activated: {note}" if note else "re-activated")
+            insight_source = insight_source or manual_source("api")
+            note = insight_source.learning_text
+            insight_source = insight_source.replace(learning_text=f"re-activated: {note}" if note else "re-activated")
             return self._store(old.replace(active=True, **self._trail(old, insight_source, "UPDATE")), content=True)
 
     def purge(self, skill_id: str) -> Skill:
@@ -521,11 +526,9 @@ class Skillbook:
         return skill
 
     def _trail(self, skill: Skill, source: InsightSource | None, operation: OperationType) -> dict[str, Any]:
-        """The fields every mutation moves: updated_at, and occurrences when a source is given."""
-        changes: dict[str, Any] = {"updated_at": utc_now()}
-        if source is not None:
-            changes["occurrences"] = (*skill.occurrences, _stamped(source, operation))
-        return changes
+        """The fields every mutation moves: updated_at, and one more occurrence (a manual `api` one
+        when no source is given)."""
+        return {"updated_at": utc_now(), "occurrences": (*skill.occurrences, _stamped(source, operation))}
 
     def _store(self, skill: Skill, *, content: bool) -> Skill:
         if skill.id not in self._skills:
@@ -555,7 +558,7 @@ class Skillbook:
         now = utc_now()
         skill = Skill(
             id=skill_id, section=section, keywords=keywords, issue=issue, insight=insight,  # type: ignore[arg-type]
-            occurrences=() if source is None else (_stamped(source, "ADD"),), created_at=now, updated_at=now,
+            occurrences=(_stamped(source, "ADD"),), created_at=now, updated_at=now,
         )
         self._last_numbers[section] = max(self._last_numbers[section], id_number(skill_id))
         return self._store(skill, content=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import getpass
+
 import json
 from pathlib import Path
 
@@ -47,12 +49,15 @@ def test_show_section_filters(capsys, book_path: Path) -> None:
 def test_stats_prints_counts_as_json(capsys, book_path: Path) -> None:
     _, out, _ = _run(capsys, "stats", str(book_path))
     report = json.loads(out)
-    assert (report["skills"], report["active_skills"], report["sources"]["total_sources"]) == (3, 2, 1)
+    # occurrences: three API adds, one TAG from a trace, one API remove
+    assert (report["skills"], report["active_skills"], report["sources"]["total_sources"]) == (3, 2, 5)
 
 
 def test_sources_prints_the_occurrences_of_one_skill(capsys, book_path: Path) -> None:
     _, out, _ = _run(capsys, "sources", str(book_path), "context-00001")
-    assert [(o["trace_uid"], o["operation_type"]) for o in json.loads(out)] == [("tau2-airline:task-7", "TAG")]
+    assert [(o["trace_uid"], o["operation_type"]) for o in json.loads(out)] == [
+        (f"api:{getpass.getuser()}", "ADD"), ("tau2-airline:task-7", "TAG")
+    ]
 
 
 def test_export_md_writes_every_skill(capsys, book_path: Path, tmp_path: Path) -> None:
@@ -89,10 +94,47 @@ def test_purge_without_yes_refuses_and_keeps_the_skill(capsys, book_path: Path) 
 
 
 def test_activate_re_activates_an_inactive_skill_in_the_file(capsys, book_path: Path) -> None:
-    code, out, _ = _run(capsys, "activate", str(book_path), "context-00002")
+    code, out, _ = _run(capsys, "activate", str(book_path), "context-00002", "--reason", "rule is back")
     assert code == 0 and "activated context-00002" in out
     skill = Skillbook.load_from_file(book_path).get_skill("context-00002")
-    assert skill.active and [o.operation_type for o in skill.occurrences] == []
+    assert skill.active and [o.operation_type for o in skill.occurrences] == ["ADD", "REMOVE", "UPDATE"]
+    last = skill.occurrences[-1]
+    assert (last.source_system, last.trace_id, last.learning_text) == (
+        "cli", getpass.getuser(), "re-activated: rule is back"
+    )
+
+
+def test_remove_soft_removes_with_the_reason_and_cli_origin(capsys, book_path: Path) -> None:
+    code, out, _ = _run(capsys, "remove", str(book_path), "context-00001", "--reason", "wrong airline")
+    assert code == 0 and "removed context-00001" in out
+    skill = Skillbook.load_from_file(book_path).get_skill("context-00001")
+    last = skill.occurrences[-1]
+    assert not skill.active
+    assert (last.operation_type, last.source_system, last.trace_id, last.learning_text) == (
+        "REMOVE", "cli", getpass.getuser(), "wrong airline"
+    )
+
+
+def test_remove_then_activate_restores_the_skill_with_both_records(capsys, book_path: Path) -> None:
+    _run(capsys, "remove", str(book_path), "context-00001", "--reason", "doubt")
+    code, _, _ = _run(capsys, "activate", str(book_path), "context-00001")
+    skill = Skillbook.load_from_file(book_path).get_skill("context-00001")
+    assert code == 0 and skill.active
+    assert [(o.operation_type, o.source_system) for o in skill.occurrences[-2:]] == [("REMOVE", "cli"), ("UPDATE", "cli")]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["context-00002", "--reason", "x"], "already inactive"),
+    (["context-00042", "--reason", "x"], "no skill with id 'context-00042'"),
+    (["context-00001", "--reason", "  "], "--reason must not be empty"),
+])
+def test_remove_refusals_are_one_line_errors_that_leave_the_file_alone(
+    capsys, book_path: Path, argv: list[str], message: str
+) -> None:
+    before = book_path.read_bytes()
+    code, _, err = _run(capsys, "remove", str(book_path), *argv)
+    assert (code, err.count("\n")) == (2, 1) and message in err
+    assert book_path.read_bytes() == before
 
 
 def test_activate_an_active_skill_is_a_one_line_error_and_leaves_the_file_alone(capsys, book_path: Path) -> None:

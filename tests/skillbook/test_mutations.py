@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import getpass
+
 import numpy as np
 import pytest
 
-from ace.skillbook import InsightSource, Skill, Skillbook, SkillbookError, SkillNotFoundError
+from ace.skillbook import InsightSource, Skill, Skillbook, SkillbookError, SkillNotFoundError, manual_source
 
 
 def _old_skill_book() -> Skillbook:
@@ -134,7 +136,12 @@ def test_activate_skill_brings_a_soft_removed_skill_back_with_its_history(skillb
     assert [s.id for s in skillbook.skills()] == ["context-00001", "harness-00001"]
     assert activated.active and skillbook.get_skill("context-00001") is activated
     assert (activated.issue, activated.insight, activated.helpful_count) == (removed.issue, removed.insight, 1)
-    assert [(o.operation_type, o.trace_id) for o in activated.occurrences] == [("REMOVE", "task-7"), ("UPDATE", "task-8")]
+    assert [(o.operation_type, o.source_system, o.trace_id) for o in activated.occurrences] == [
+        ("ADD", "api", getpass.getuser()),
+        ("TAG", "api", getpass.getuser()),
+        ("REMOVE", "tau2-airline", "task-7"),
+        ("UPDATE", "tau2-airline", "task-8"),
+    ]
     assert activated.occurrences[-1].learning_text == "re-activated: cabin class is all-or-nothing"
     assert activated.updated_at >= removed.updated_at
 
@@ -199,7 +206,9 @@ def test_mutation_with_source_appends_occurrence_with_operation_type(
 def test_occurrences_accumulate_in_order(skillbook: Skillbook, source: InsightSource) -> None:
     skillbook.update_skill("harness-00001", issue="wider", insight_source=source)
     skill = skillbook.tag_skill("harness-00001", -1, insight_source=source.replace(trace_id="task-8"))
-    assert [(o.operation_type, o.trace_id) for o in skill.occurrences] == [("UPDATE", "task-7"), ("TAG", "task-8")]
+    assert [(o.operation_type, o.trace_id) for o in skill.occurrences] == [
+        ("ADD", getpass.getuser()), ("UPDATE", "task-7"), ("TAG", "task-8")
+    ]
 
 
 def test_remove_records_reason_as_learning_text_when_source_has_none(skillbook: Skillbook, source: InsightSource) -> None:
@@ -207,8 +216,41 @@ def test_remove_records_reason_as_learning_text_when_source_has_none(skillbook: 
     assert skill.occurrences[-1].learning_text == "superseded"
 
 
-def test_mutation_without_source_appends_no_occurrence(skillbook: Skillbook) -> None:
-    assert skillbook.tag_skill("harness-00001", 1).occurrences == ()
+@pytest.mark.parametrize(
+    "mutate, operation, learning_text",
+    [
+        (lambda b: b.add_skill("harness", "new", ["k"]), "ADD", None),
+        (lambda b: b.update_skill("harness-00001", issue="wider"), "UPDATE", None),
+        (lambda b: b.tag_skill("harness-00001", 1), "TAG", None),
+        (lambda b: b.remove_skill("harness-00001", "stale"), "REMOVE", "stale"),
+    ],
+    ids=["ADD", "UPDATE", "TAG", "REMOVE"],
+)
+def test_mutation_without_source_appends_a_manual_api_occurrence_naming_the_os_user(
+    skillbook: Skillbook, mutate, operation: str, learning_text: str | None
+) -> None:
+    occurrence = mutate(skillbook).occurrences[-1]
+    assert (occurrence.source_system, occurrence.trace_id, occurrence.operation_type, occurrence.learning_text) == (
+        "api", getpass.getuser(), operation, learning_text
+    )
+
+
+def test_activate_without_source_appends_a_manual_api_occurrence(skillbook: Skillbook) -> None:
+    skillbook.remove_skill("harness-00001", "stale")
+    occurrence = skillbook.activate_skill("harness-00001").occurrences[-1]
+    assert (occurrence.source_system, occurrence.operation_type, occurrence.learning_text) == (
+        "api", "UPDATE", "re-activated"
+    )
+
+
+def test_manual_source_names_origin_user_and_reason() -> None:
+    source = manual_source("ui", reason="wrong airline", user="alice")
+    assert (source.trace_uid, source.learning_text) == ("ui:alice", "wrong airline")
+
+
+def test_manual_source_refuses_an_unknown_origin() -> None:
+    with pytest.raises(SkillbookError, match="origin must be one of"):
+        manual_source("cron")  # type: ignore[arg-type]
 
 
 def test_embedding_text_joins_issue_insight_and_keywords(skillbook: Skillbook) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import getpass
+
 from ace.skillbook import InsightSource, Skillbook
 
 from .conftest import CABIN_INSIGHT, CABIN_ISSUE, RETRY_ISSUE
@@ -77,8 +79,13 @@ def test_stats_count_all_and_active_skills_by_section(skillbook: Skillbook) -> N
 
 def test_source_map_lists_occurrence_dicts_per_skill(skillbook: Skillbook, source: InsightSource) -> None:
     skillbook.tag_skill("context-00001", 1, insight_source=source)
+    added_by_api = {
+        "trace_uid": f"api:{getpass.getuser()}", "source_system": "api", "trace_id": getpass.getuser(),
+        "operation_type": "ADD",
+    }
     assert skillbook.source_map() == {
         "context-00001": [
+            added_by_api,
             {
                 "trace_uid": "tau2-airline:task-7",
                 "source_system": "tau2-airline",
@@ -90,19 +97,20 @@ def test_source_map_lists_occurrence_dicts_per_skill(skillbook: Skillbook, sourc
                 "learning_text": "cabin class is all-or-nothing",
             }
         ],
-        "harness-00001": [],
+        "harness-00001": [added_by_api],
     }
 
 
 def test_source_summary_counts_by_epoch_system_trace_and_operation(skillbook: Skillbook, source: InsightSource) -> None:
     skillbook.tag_skill("context-00001", 1, insight_source=source)
     skillbook.update_skill("context-00001", issue="wider", insight_source=source.replace(epoch=2, trace_id="task-9"))
-    assert skillbook.source_summary() == {
-        "total_sources": 2,
-        "by_epoch": {1: 1, 2: 1},
-        "by_source_system": {"tau2-airline": 2},
-        "by_trace_uid": {"tau2-airline:task-7": 1, "tau2-airline:task-9": 1},
-        "by_operation_type": {"TAG": 1, "UPDATE": 1},
-        "skills_with_sources": 1,
-        "skills_without_sources": 1,
+    api = f"api:{getpass.getuser()}"
+    assert skillbook.source_summary() == {  # each skill of the fixture was added through the API
+        "total_sources": 4,
+        "by_epoch": {None: 2, 1: 1, 2: 1},
+        "by_source_system": {"api": 2, "tau2-airline": 2},
+        "by_trace_uid": {api: 2, "tau2-airline:task-7": 1, "tau2-airline:task-9": 1},
+        "by_operation_type": {"ADD": 2, "TAG": 1, "UPDATE": 1},
+        "skills_with_sources": 2,
+        "skills_without_sources": 0,
     }
