@@ -84,7 +84,7 @@ def parse_json(data: str | bytes, what: str, *, max_depth: int = MAX_JSON_DEPTH)
             data, object_pairs_hook=_refuse_duplicate_keys, parse_constant=_refuse_constant, parse_float=_finite_float
         )
     except json.JSONDecodeError as exc:
-        raise UntrustedInputError(f"{what} is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+        raise UntrustedInputError(f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except RecursionError:
         raise UntrustedInputError(f"{what} is nested too deeply to parse (limit {max_depth} levels)") from None
     except UntrustedInputError as exc:

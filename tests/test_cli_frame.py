@@ -27,3 +27,49 @@ def test_command_error_becomes_one_line_and_exit_2(capsys: pytest.CaptureFixture
     assert run_cli(parser, []) == 2
     err = capsys.readouterr().err
     assert err == "demo: error: skillbook.json: no such file\n"
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["skillbook", "show"], "the following arguments are required: path"),
+        (["learn", "t.json", "--skillbook", "s.json", "--reflector-model", "x", "--skill-manager-model", "x",
+          "--epochs", "abc"], "argument --epochs: expected a whole number of at least 1, got 'abc'"),
+        (["match", "sb.json", "task", "--limit", "x"], "argument --limit: invalid int value: 'x'"),
+        (["nonsense"], "invalid choice: 'nonsense'"),
+    ],
+    ids=["missing-argument", "positive-int", "int", "unknown-command"],
+)
+def test_a_usage_mistake_is_one_line_pointing_to_help(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.count("\n") == 1
+    assert message in err and err.rstrip().endswith("--help)") and "usage:" not in err
+    assert "positive_int" not in err
+
+
+def test_a_password_on_the_command_line_is_masked_in_command_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="demo")
+
+    def fail(_: argparse.Namespace) -> int:
+        raise CommandError('invalid percent-encoded token: "s%zzcret"')
+
+    parser.add_argument("skillbook")
+    parser.set_defaults(handler=fail)
+    assert run_cli(parser, ["postgresql://ace:s%zzcret@db/x"]) == 2
+    assert capsys.readouterr().err == 'demo: error: invalid percent-encoded token: "***"\n'
+
+
+def test_an_unexpected_exception_exits_1_with_a_masked_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="demo")
+
+    def crash(_: argparse.Namespace) -> int:
+        raise RuntimeError("lost postgresql://ace:s3cret@db/x")
+
+    parser.set_defaults(handler=crash)
+    assert run_cli(parser, []) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "RuntimeError: lost postgresql://ace:***@db/x" in err and "s3cret" not in err

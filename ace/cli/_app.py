@@ -5,7 +5,9 @@ A command module exposes `register(subparsers)`, which adds its sub-parsers and 
 `build_parser` imports only the module of the command the arguments name, so `--help` and every
 command start without loading the others (nor the LLM clients they import). Handlers raise
 `CommandError` for bad input; `run_cli` turns it into a one-line message on stderr and exit code 2,
-never a traceback.
+never a traceback. A usage mistake (unknown flag, bad value) is one line too, with a pointer to
+`--help`. Every error line goes through `ace.redaction`, with the secrets of the connection strings
+on the command line, so a password given in a `postgresql://` argument is never echoed back.
 """
 
 from __future__ import annotations
@@ -13,11 +15,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NoReturn
 
 from ace import __version__
 from ace.errors import AceError
+from ace.redaction import redact, url_secrets
 
 __all__ = ["Command", "CommandError", "build_parser", "run_cli"]
 
@@ -50,7 +55,7 @@ def build_parser(
     listed with their help but take no arguments until chosen. With `argv=None` every module is
     imported (a complete parser, e.g. to check documentation against it).
     """
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = _ArgumentParser(prog=prog, description=description)
     parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     if argv is None:
@@ -68,15 +73,31 @@ def build_parser(
     return parser
 
 
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse with usage errors as one line naming where to look, secrets masked."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {redact(message, _secrets(sys.argv))} (see {self.prog} --help)\n")
+
+
+def _secrets(argv: Sequence[str]) -> tuple[str, ...]:
+    return tuple(secret for arg in argv for secret in url_secrets(arg))
+
+
 def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
-    """Parse `argv` and run the chosen handler; returns the process exit code."""
+    """Parse `argv` and run the chosen handler; returns the process exit code (2 for a usage
+    mistake or a `CommandError`, 1 with a masked traceback for an unexpected exception)."""
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help()
         return 0
+    secrets = _secrets(sys.argv[1:] if argv is None else argv)
     try:
         return int(handler(args))
     except CommandError as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: error: {redact(str(exc), secrets)}", file=sys.stderr)
         return 2
+    except Exception:
+        print(redact(traceback.format_exc(), secrets), file=sys.stderr, end="")
+        return 1

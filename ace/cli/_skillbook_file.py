@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from ace.cli._app import CommandError
+from ace.redaction import redact
 from ace.skillbook import Skillbook, SkillbookFormatError
 from ace.skillbook._store import SkillbookStorageError, is_database_url
 
@@ -45,15 +46,8 @@ def skillbook_location(value: str) -> Path | str:
 
 
 def shown(location: Path | str) -> str:
-    """The location for messages: a URL's password hidden."""
-    if is_database_url(location):
-        from ace.skillbook._pg_store import parse_location
-
-        try:
-            return parse_location(str(location)).display
-        except SkillbookStorageError:
-            return "postgresql://..."
-    return str(location)
+    """The location for messages: a URL's secrets hidden (see `ace.redaction`)."""
+    return redact(str(location))
 
 
 def require_file(path: Path | str) -> None:
@@ -70,9 +64,11 @@ def format_error_line(error: SkillbookFormatError) -> str:
     return terminal_text("; ".join([str(error), *getattr(error, "__notes__", [])]), one_line=True)
 
 
-def load_skillbook(path: Path | str) -> Skillbook:
-    """Load `path`; raises `CommandError` with a one-line reason when it is missing or invalid, or
-    its database cannot be reached."""
+def load_skillbook(path: Path | str, *, missing_ok: bool = False) -> Skillbook:
+    """Load `path`; raises `CommandError` with a one-line reason when it is missing (unless
+    `missing_ok`: then an empty skillbook) or invalid, or its database cannot be reached."""
+    if missing_ok and not is_database_url(path) and not Path(path).exists():
+        return Skillbook()
     require_file(path)
     try:
         return Skillbook.load_from_file(path)
@@ -81,6 +77,8 @@ def load_skillbook(path: Path | str) -> Skillbook:
     except SkillbookStorageError as exc:
         raise CommandError(terminal_text(str(exc), one_line=True)) from None
     except FileNotFoundError as exc:
+        if missing_ok:
+            return Skillbook()
         if is_database_url(path):
             raise CommandError(terminal_text(f"{shown(path)}: {exc.strerror}", one_line=True)) from None
         raise CommandError(terminal_text(f"{path}: cannot read ({exc.strerror or exc})", one_line=True)) from None

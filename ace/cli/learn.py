@@ -1,11 +1,12 @@
 """`ace learn TRACES... --skillbook PATH`: learn a skillbook from recorded traces with `TraceAnalyser`.
 
 Traces: files or folders of our JSON / JSONL traces, tau2 Results files and OpenTelemetry span
-files (OTLP JSON lines, one trace per root agent run; see `docs/loop.md`). The skillbook is loaded
-(or started empty when the file does not exist), held under `Skillbook.locked` for the run and
-saved atomically at the end; the report says what changed (skills added / updated / tagged /
-removed, with ids) and what became of each trace (learned / nothing learned / failed, one line per
-failure).
+files (OTLP JSON lines, one trace per root agent run; see `docs/loop.md`). The skillbook - a JSON
+file or a `postgresql://` URL - is loaded (or started empty when it does not exist), held under
+`Skillbook.locked` for the run (learners on one skillbook take turns: a second one is refused while
+the first runs) and saved at the end; the report says what changed (skills added / updated / tagged
+/ removed, with ids, from finished sessions only: a session that did not finish was rolled back) and
+what became of each trace (learned / nothing learned / failed, one line per failure).
 
 Exit codes: 0 every trace was learned from (or had nothing to teach); 1 a trace failed (the
 skillbook is still saved with what the others taught); 2 bad input, before any model is called.
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ace.cli._app import CommandError
 from ace.cli._request_flags import add_request_flags, positive_int
-from ace.cli._skillbook_file import load_skillbook, terminal_text
+from ace.cli._skillbook_file import load_skillbook, shown, skillbook_location, terminal_text
 
 if TYPE_CHECKING:
     from ace.pipeline import SampleResult
@@ -60,8 +61,8 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("traces", nargs="+", type=Path, metavar="TRACES", help="trace files or folders")
-    parser.add_argument("--skillbook", type=Path, required=True, metavar="PATH",
-                        help="skillbook JSON file to learn into (started empty when it does not exist)")
+    parser.add_argument("--skillbook", type=skillbook_location, required=True, metavar="SKILLBOOK",
+                        help="skillbook JSON file or postgresql:// URL to learn into (started empty when it does not exist)")
     parser.add_argument("--reflector-model", required=True, help=_MODEL_HELP)
     parser.add_argument("--skill-manager-model", required=True, help=_MODEL_HELP)
     parser.add_argument("--reflector-type", choices=["rr", "simple"], default="rr",
@@ -85,15 +86,15 @@ def _run(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from ace.runners import TraceAnalyser
-    from ace.skillbook import Skillbook
+    from ace.skillbook import Skillbook, SkillbookError
 
     missing = [str(path) for path in args.traces if not path.exists()]
     if missing:
         raise CommandError(terminal_text(f"no such trace file or folder: {', '.join(missing)}", one_line=True))
-    if args.skillbook.is_dir():
-        raise CommandError(terminal_text(f"{args.skillbook}: is a folder; give the skillbook's JSON file", one_line=True))
-    if args.skillbook.exists():
-        load_skillbook(args.skillbook)  # a malformed file is a one-line error before any model runs
+    location = shown(args.skillbook)
+    if isinstance(args.skillbook, Path) and args.skillbook.is_dir():
+        raise CommandError(terminal_text(f"{location}: is a folder; give the skillbook's JSON file", one_line=True))
+    load_skillbook(args.skillbook, missing_ok=True)  # a malformed skillbook is a one-line error before any model runs
     try:
         with Skillbook.locked(args.skillbook, timeout=0) as skillbook:
             reflector, skill_manager = _roles(args, skillbook)
@@ -103,17 +104,20 @@ def _run(args: argparse.Namespace) -> int:
                 reflect_workers=args.workers, checkpoint_dir=args.checkpoint_dir,
                 checkpoint_interval=args.checkpoint_interval,
             )
-            tqdm.write(f"learning from {len(args.traces)} path(s), {args.epochs} epoch(s) into {args.skillbook} "
+            tqdm.write(f"learning from {len(args.traces)} path(s), {args.epochs} epoch(s) into {location} "
                        f"({before} active skills; {args.reflector_type} reflector {_name(args.reflector_model)}, "
                        f"skill manager {_name(args.skill_manager_model)})")
             results = analyser.run(list(args.traces), epochs=args.epochs, workers=args.workers)
     except filelock.Timeout:
-        raise CommandError(terminal_text(f"{args.skillbook} is locked by another process ({args.skillbook}.lock); "
-                                         "try again when it is done", one_line=True)) from None
+        holder = f" ({location}.lock)" if isinstance(args.skillbook, Path) else ""
+        raise CommandError(terminal_text(f"{location} is locked by another writer{holder}; try again when it is done",
+                                         one_line=True)) from None
+    except SkillbookError as exc:  # the database went away, or a write was refused
+        raise CommandError(terminal_text(str(exc), one_line=True)) from None
     except OSError as exc:
-        raise CommandError(terminal_text(f"{args.skillbook}: cannot write ({exc.strerror or exc})", one_line=True)) from None
+        raise CommandError(terminal_text(f"{location}: cannot write ({exc.strerror or exc})", one_line=True)) from None
     report = LearnReport.of(results)
-    print(report.format(args.skillbook, len(skillbook.skills())))
+    print(report.format(location, len(skillbook.skills())))
     return 1 if report.failures else 0
 
 
@@ -188,8 +192,8 @@ class LearnReport:
             ctx = result.output if result.output is not None else result.sample
             assert isinstance(ctx, ACEStepContext)
             output = ctx.skill_manager_output
-            operations = list(output.operations if output is not None else ())
-            operations += getattr(result.error, "operations", ())  # a session that stopped short
+            # only a finished session writes: one that stopped short was rolled back
+            operations = output.operations if output is not None and result.error is None else ()
             for operation in operations:
                 ids = report.changed[operation.type]
                 if operation.skill_id and operation.skill_id not in ids:
@@ -209,7 +213,7 @@ class LearnReport:
                 report.nothing_learned += 1
         return report
 
-    def format(self, path: Path, active_skills: int) -> str:
+    def format(self, location: str, active_skills: int) -> str:
         """The report as printed: failures first, then the changes and the counts."""
         lines = [f"failure: {terminal_text(line, one_line=True)}" for line in self.failures]
         for kind in _KINDS:
@@ -217,7 +221,7 @@ class LearnReport:
             lines.append(f"skills {_REPORTED[kind]}: {len(ids)}" + (f" ({', '.join(ids)})" if ids else ""))
         lines.append(f"traces: learned from {self.learned}, nothing learned {self.nothing_learned}, "
                      f"failed {len(self.failures)}")
-        lines.append(terminal_text(f"skillbook: {active_skills} active skills -> {path}", one_line=True))
+        lines.append(terminal_text(f"skillbook: {active_skills} active skills -> {location}", one_line=True))
         return "\n".join(lines)
 
 

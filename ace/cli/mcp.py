@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ace.cli._app import CommandError
+from ace.cli._logging import add_log_level_option, configure_logging
 from ace.cli._reranker import add_reranker_options, reranker_from_args
 from ace.cli._skillbook_file import skillbook_location
 
@@ -28,6 +29,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--traces", type=Path, metavar="DIR",
                         help="folder record_trace writes to (default: <skillbook stem>.traces beside the file)")
     add_reranker_options(parser)
+    add_log_level_option(parser)
     parser.set_defaults(handler=_mcp)
 
 
@@ -38,25 +40,26 @@ def _mcp(args: argparse.Namespace) -> int:
         raise CommandError(
             f"ace mcp needs the mcp extra, mcp 1.x ({exc.name or exc} is missing); run pip install 'ace[mcp]'"
         ) from None
-    from ace.cli._skillbook_file import format_error_line, require_file, terminal_text
+    from ace.cli._skillbook_file import format_error_line, require_file, shown, terminal_text
     from ace.skillbook import SkillbookError, SkillbookFormatError
     from ace.skillbook._store import is_database_url
 
     if not 0 < args.port < 65536:
         raise CommandError(f"--port must be 1-65535, got {args.port}")
     require_file(args.path)
+    configure_logging(args.log_level)
     if args.traces is None and is_database_url(args.path):
         raise CommandError("a skillbook in PostgreSQL needs --traces DIR (the folder record_trace writes to)")
     reranker = reranker_from_args(args)
     try:
-        server = create_server(args.path, reranker=reranker, traces=args.traces)
+        server = create_server(args.path, reranker=reranker, traces=args.traces, log_level=args.log_level)
     except (OSError, SkillbookError) as exc:
         if isinstance(exc, SkillbookFormatError):
             message = format_error_line(exc)
-        elif isinstance(exc, SkillbookError):
-            message = f"{args.path}: {exc}"
+        elif isinstance(exc, SkillbookError):  # SkillbookStorageError: names the database already
+            message = str(exc)
         else:
-            message = f"{args.path}: {exc.strerror or exc}"
+            message = f"{shown(args.path)}: {exc.strerror or exc}"
         raise CommandError(terminal_text(" ".join(message.split()), one_line=True)) from None
     if args.http:
         server.settings.host = HOST

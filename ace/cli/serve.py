@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from ace.cli._app import CommandError
+from ace.cli._logging import add_log_level_option, configure_logging
 from ace.cli._reranker import add_reranker_options, reranker_from_args
 
 __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "register"]
@@ -27,6 +29,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"interface to bind (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
     add_reranker_options(parser)
+    add_log_level_option(parser)
     parser.set_defaults(handler=_serve)
 
 
@@ -42,6 +45,7 @@ def _serve(args: argparse.Namespace) -> int:
     from ace.skillbook import SkillbookError, SkillbookFormatError
 
     require_file(args.path)
+    configure_logging(args.log_level)
     reranker = reranker_from_args(args)
     try:
         app = create_app(args.path, reranker=reranker)
@@ -53,5 +57,6 @@ def _serve(args: argparse.Namespace) -> int:
         else:
             message = f"{shown(args.path)}: {exc.strerror or exc}"
         raise CommandError(" ".join(message.split())) from None
-    uvicorn.run(app, host=args.host, port=args.port, log_level="info", log_config=access_log_config())
+    print(terminal_text(f"serving {shown(args.path)} on http://{args.host}:{args.port} (Ctrl+C to stop)"), file=sys.stderr)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, log_config=access_log_config())
     return 0

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from pydantic import Field
 
 from ace import __version__
@@ -52,6 +55,20 @@ _INSTRUCTIONS = (
 )
 
 
+_TEMPLATE_ERROR_PREFIX = re.compile(r"^(?:Error creating resource from template: )+")
+
+
+class _SkillbookServer(FastMCP):
+    """FastMCP whose resource errors say what went wrong once (the SDK prefixes a template's error
+    with "Error creating resource from template: " twice)."""
+
+    async def read_resource(self, uri: Any) -> Iterable[ReadResourceContents]:
+        try:
+            return await super().read_resource(uri)
+        except ValueError as error:
+            raise ResourceError(_TEMPLATE_ERROR_PREFIX.sub("", str(error))) from None
+
+
 def create_server(
     skillbook_path: str | os.PathLike[str],
     *,
@@ -59,6 +76,7 @@ def create_server(
     reranker: Reranker | None = None,
     floor: float | None = None,
     traces: str | os.PathLike[str] | None = None,
+    log_level: str = "warning",
 ) -> FastMCP:
     """The MCP server over `skillbook_path`; loads the file and builds the match index first.
 
@@ -68,7 +86,8 @@ def create_server(
     `trace_queue_path(skillbook_path)`). Raises `OSError` or `SkillbookError` when the file cannot
     be loaded. Run it with `server.run("stdio")`, or set `server.settings.port` and
     `server.run("streamable-http")`: FastMCP's default host, 127.0.0.1, also turns on its
-    DNS-rebinding protection; the endpoint is /mcp.
+    DNS-rebinding protection; the endpoint is /mcp. `log_level` is FastMCP's (`debug` ... `error`;
+    it configures logging only when the application has not).
     """
     if traces is None and is_database_url(skillbook_path):
         raise ValueError("a skillbook in PostgreSQL has no folder beside it: give `traces`, the folder "
@@ -83,7 +102,7 @@ def create_server(
         return watched.current()
 
     current_skillbook()
-    server = FastMCP("ace-skillbook", instructions=_INSTRUCTIONS)
+    server = _SkillbookServer("ace-skillbook", instructions=_INSTRUCTIONS, log_level=log_level.upper())  # type: ignore[arg-type]
     # FastMCP takes no version; without one, serverInfo would report the SDK's own version.
     server._mcp_server.version = __version__
 

@@ -1,11 +1,12 @@
 """The SkillManager's tools: atomic mutations of the real skillbook, each with its own provenance.
 
-Every mutation derives an InsightSource from `SMDeps.current_source` (same trace identity and
-trace_refs, its own operation_type, learning_text and relation: "primary" for the skill's primary
-trace, else "supporting", see `ace.roles.provenance`), passes it to the Skillbook, and appends an
-UpdateOperation to `SMDeps.operations`, the session's audit log. Invalid arguments raise ModelRetry
-with the fix. `sandbox_eval` (opt-in) runs code over the session's data in a sandbox.
-Tools are async so they run on the event loop one at a time, never racing on the skillbook.
+Every mutation is one `UpdateOperation` applied through the session's `MutationJournal`
+(`SMDeps.journal`), so the audit log is the mutation and a session that does not finish can be
+rolled back as a unit. Each operation carries an InsightSource derived from `SMDeps.current_source`
+(same trace identity and trace_refs, its own operation_type, learning_text and relation: "primary"
+for the skill's primary trace, else "supporting", see `ace.roles.provenance`). Invalid arguments
+raise ModelRetry with the fix. `sandbox_eval` (opt-in) runs code over the session's data in a
+sandbox. Tools are async so they run on the event loop one at a time, never racing on the skillbook.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from ace.roles._code_tool import LazySandbox, format_execution
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.skillbook import (
     InsightSource,
+    MutationJournal,
+    Skill,
     Skillbook,
     SkillbookError,
     SkillNotFoundError,
@@ -38,17 +41,25 @@ class SMDeps:
     """What the SkillManager's tools see during one session."""
 
     skillbook: Skillbook
-    """The real skillbook; tools mutate it directly."""
+    """The real skillbook; tools mutate it through `journal`."""
     current_source: InsightSource
     """Provenance of the trace being learned from; each mutation derives its own from it."""
     injected_skill_ids: tuple[str, ...] = ()
     """Skills that were in the agent's prompt: the only ones tag_skill accepts."""
     embedder: Embedder | None = None
     """Embedder for search_skills (None: retrieval's default)."""
-    operations: list[UpdateOperation] = field(default_factory=list)
-    """The audit log: every mutation applied in this session, in order."""
+    journal: MutationJournal = field(init=False)
+    """The session's mutations, applied at once and undone together if the session does not finish."""
     sandbox: LazySandbox | None = None
     """The session's sandbox for `sandbox_eval` (started on first use); None when the tool is off."""
+
+    def __post_init__(self) -> None:
+        self.journal = self.skillbook.journal()
+
+    @property
+    def operations(self) -> list[UpdateOperation]:
+        """The audit log: every mutation applied in this session, in order."""
+        return self.journal.operations
 
 
 def _source_for(deps: SMDeps, operation_type: str, learning_text: str, skill_id: str | None = None) -> InsightSource:
@@ -60,6 +71,17 @@ def _source_for(deps: SMDeps, operation_type: str, learning_text: str, skill_id:
         learning_text=learning_text,
         relation="primary" if skill is None else skill.relation_of(deps.current_source.trace_uid),
     )
+
+
+def _apply(deps: SMDeps, tool: str, **fields: Any) -> Skill:
+    """Apply the `UpdateOperation` of `fields` through the session's journal; an unknown id or a
+    broken invariant becomes a ModelRetry the model can act on."""
+    try:
+        return deps.journal.apply(UpdateOperation(**fields))
+    except SkillNotFoundError as exc:
+        raise _unknown_skill(deps, fields.get("skill_id") or "") from exc
+    except SkillbookError as exc:
+        raise ModelRetry(f"{tool} rejected: {exc}. Fix the arguments and call {tool} again.") from exc
 
 
 async def add_skill(
@@ -84,20 +106,9 @@ async def add_skill(
             "add_skill again with both, or use section='harness' if the agent has no action to take."
         )
     source = _source_for(ctx.deps, "ADD", insight or issue)
-    try:
-        skill = ctx.deps.skillbook.add_skill(section, issue, keywords, insight, insight_source=source)
-    except SkillbookError as exc:
-        raise ModelRetry(f"add_skill rejected: {exc}. Fix the arguments and call add_skill again.") from exc
-    ctx.deps.operations.append(
-        UpdateOperation(
-            type="ADD",
-            section=section,
-            skill_id=skill.id,
-            issue=issue,
-            insight=insight,
-            keywords=tuple(skill.keywords),
-            insight_source=source,
-        )
+    skill = _apply(
+        ctx.deps, "add_skill", type="ADD", section=section, issue=issue, insight=insight, keywords=keywords,
+        insight_source=source,
     )
     return {"ok": True, "skill_id": skill.id}
 
@@ -111,33 +122,20 @@ async def update_skill(
 ) -> dict[str, Any]:
     """Rewrite a skill's issue (required, e.g. widened to cover a new domain) and optionally its
     keywords and insight (omit either to keep the current value)."""
+    current = ctx.deps.skillbook.get_skill(skill_id)
     source = _source_for(ctx.deps, "UPDATE", insight or issue, skill_id)
-    try:
-        skill = ctx.deps.skillbook.update_skill(
-            skill_id, issue=issue, keywords=keywords, insight=insight, insight_source=source
-        )
-    except SkillNotFoundError as exc:
-        raise _unknown_skill(ctx.deps, skill_id) from exc
-    except SkillbookError as exc:
-        raise ModelRetry(f"update_skill rejected: {exc}. Fix the arguments and call again.") from exc
-    ctx.deps.operations.append(
-        UpdateOperation(
-            type="UPDATE",
-            section=skill.section,
-            skill_id=skill_id,
-            issue=issue,
-            insight=insight,
-            keywords=tuple(keywords) if keywords is not None else None,
-            insight_source=source,
-        )
+    _apply(
+        ctx.deps, "update_skill", type="UPDATE", section=current.section if current is not None else None,
+        skill_id=skill_id, issue=issue, insight=insight, keywords=keywords, insight_source=source,
     )
     return {"ok": True}
 
 
 async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: Literal[-1, 0, 1]) -> dict[str, Any]:
     """Record whether an injected skill was helpful (1), harmful (-1) or neutral (0) in this run."""
+    current = ctx.deps.skillbook.get_skill(skill_id)
     if skill_id not in ctx.deps.injected_skill_ids:
-        if ctx.deps.skillbook.get_skill(skill_id) is None:
+        if current is None:
             raise _unknown_skill(ctx.deps, skill_id)
         injected = ", ".join(ctx.deps.injected_skill_ids) or "none"
         raise ModelRetry(
@@ -145,16 +143,9 @@ async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: Literal[-1, 0
             f"says nothing about it. Only these skills can be tagged: {injected}."
         )
     source = _source_for(ctx.deps, "TAG", f"tagged {_DELTA_LABELS[delta]}", skill_id)
-    try:
-        skill = ctx.deps.skillbook.tag_skill(skill_id, delta, insight_source=source)
-    except SkillNotFoundError as exc:
-        raise _unknown_skill(ctx.deps, skill_id) from exc
-    except SkillbookError as exc:
-        raise ModelRetry(f"tag_skill rejected: {exc}") from exc
-    ctx.deps.operations.append(
-        UpdateOperation(
-            type="TAG", section=skill.section, skill_id=skill_id, delta=delta, insight_source=source
-        )
+    _apply(
+        ctx.deps, "tag_skill", type="TAG", section=current.section if current is not None else None,
+        skill_id=skill_id, delta=delta, insight_source=source,
     )
     return {"ok": True}
 
@@ -163,17 +154,11 @@ async def remove_skill(ctx: RunContext[SMDeps], skill_id: str, reason: str) -> d
     """Soft-delete a harmful or outdated skill: it becomes inactive, its history is kept."""
     if not reason.strip():
         raise ModelRetry("remove_skill needs a non-empty reason saying why the skill goes.")
+    current = ctx.deps.skillbook.get_skill(skill_id)
     source = _source_for(ctx.deps, "REMOVE", reason, skill_id)
-    try:
-        skill = ctx.deps.skillbook.remove_skill(skill_id, reason, insight_source=source, soft=True)
-    except SkillNotFoundError as exc:
-        raise _unknown_skill(ctx.deps, skill_id) from exc
-    except SkillbookError as exc:
-        raise ModelRetry(f"remove_skill rejected: {exc}") from exc
-    ctx.deps.operations.append(
-        UpdateOperation(
-            type="REMOVE", section=skill.section, skill_id=skill_id, reason=reason, insight_source=source
-        )
+    _apply(
+        ctx.deps, "remove_skill", type="REMOVE", section=current.section if current is not None else None,
+        skill_id=skill_id, reason=reason, insight_source=source,
     )
     return {"ok": True}
 

@@ -29,20 +29,19 @@ DEFAULT_HARMFUL_THRESHOLD = 3
 """The SkillManager's prompt tells it to remove a skill whose harmful_count reaches this when it
 encounters one (a rule the model follows, as seed 002 asks; no code removes skills by count)."""
 
-_SINGLE_PASS_REASONING = "(single tool-call pass: the session ended without finalize)"
-
-
 class SkillManagerIncompleteError(AceError, RuntimeError):
-    """The SkillManager session stopped before `finalize` (budget exhausted, model misbehaving).
+    """The SkillManager session stopped before `finalize` (budget exhausted, model misbehaving, a
+    single tool-call pass that did not finalize).
 
-    The skillbook keeps the mutations applied before the stop; they are listed in `operations`.
-    The original error is the `__cause__`. Raise the budget or retry the sample.
+    A session is all-or-nothing: the mutations it made were rolled back, so the skillbook is as it
+    was before the session (other writers' changes kept). They are listed in `operations`. The
+    original error, if any, is the `__cause__`. Raise the budget or retry the sample.
     """
 
     def __init__(self, message: str, operations: Sequence[UpdateOperation]) -> None:
         super().__init__(message)
         self.operations: tuple[UpdateOperation, ...] = tuple(operations)
-        """Mutations already applied to the skillbook when the session stopped."""
+        """The mutations the session made before it stopped; all rolled back."""
 
 
 class SkillManager:
@@ -50,8 +49,9 @@ class SkillManager:
 
     Tools: add_skill, update_skill, tag_skill, remove_skill, search_skills, read_skill, and
     finalize(reasoning), which ends the session; with `sandbox_eval` enabled also sandbox_eval(code).
-    Mutations hit the real skillbook immediately; the returned `SkillManagerOutput.operations` is
-    the audit log of what was done.
+    Mutations hit the real skillbook immediately (later tool calls see them); a session that ends
+    without finalize - an error, an exhausted budget, cancellation - has them rolled back. The
+    returned `SkillManagerOutput.operations` is the audit log of what was done.
     """
 
     DEFAULT_SETTINGS = RequestSettings(max_output_tokens=1024, temperature=0.0, timeout_seconds=300.0)
@@ -119,9 +119,11 @@ class SkillManager:
         `outcome` (the environment's verdict, e.g. the reward) is shown next to the injected
         skills, which the model tags by it. Failed reflections (`failed=True`) are never shown to
         the model; if every reflection failed (or none was given) no session runs and the output
-        has `finished=False`, no operations and a reasoning that names the failure reasons. Raises
-        SkillManagerIncompleteError when the session stops before finalize (the skillbook keeps
-        what was already applied).
+        has `finished=False`, no operations and a reasoning that names the failure reasons.
+
+        All-or-nothing: when the session stops before finalize, every mutation it made is rolled
+        back and SkillManagerIncompleteError is raised; any other exception (cancellation included)
+        rolls back too and propagates unchanged.
         """
         usable = [reflection for reflection in reflections if not reflection.failed]
         if not usable:
@@ -140,22 +142,33 @@ class SkillManager:
         try:
             result = await self._agent.run(prompt, deps=deps)
         except (BudgetExhausted, UnexpectedModelBehavior) as exc:
-            raise SkillManagerIncompleteError(
-                f"SkillManager stopped before finalize after {len(deps.operations)} operation(s): {exc}",
-                deps.operations,
-            ) from exc
+            raise _rolled_back(deps, str(exc)) from exc
+        except BaseException:
+            deps.journal.rollback()
+            raise
         finally:
             if deps.sandbox is not None:
                 deps.sandbox.close()
-        # max_requests=1 is a single tool-call pass: its tool calls ran, finalize may not have.
-        reasoning = _SINGLE_PASS_REASONING if result.output is None else result.output
+        reasoning = result.output
+        if not result.finished or reasoning is None:  # a single tool-call pass (max_requests=1) without finalize
+            raise _rolled_back(deps, "the single tool-call pass ended without finalize")
         operations = tuple(deps.operations)
         return SkillManagerOutput(
             reasoning=reasoning,
             operations=operations,
-            finished=result.finished,
+            finished=True,
             unbacked_claims=unbacked_claims(reasoning, operations),
         )
+
+
+def _rolled_back(deps: SMDeps, why: str) -> SkillManagerIncompleteError:
+    """Undo the session's mutations and say so."""
+    operations = tuple(deps.operations)
+    deps.journal.rollback()
+    return SkillManagerIncompleteError(
+        f"SkillManager stopped before finalize ({why}); its {len(operations)} operation(s) were rolled back",
+        operations,
+    )
 
 
 _CLAIMS = {

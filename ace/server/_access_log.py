@@ -6,6 +6,8 @@ import copy
 import logging
 from typing import Any
 
+from ace.redaction import RedactSecrets
+
 __all__ = ["MAX_LOGGED_TARGET_CHARS", "CutLongRequestTargets", "access_log_config"]
 
 MAX_LOGGED_TARGET_CHARS = 200
@@ -32,10 +34,15 @@ class CutLongRequestTargets(logging.Filter):
 
 
 def access_log_config(limit: int = MAX_LOGGED_TARGET_CHARS) -> dict[str, Any]:
-    """uvicorn's default `log_config` with `CutLongRequestTargets(limit)` on the `uvicorn.access` logger."""
+    """uvicorn's default `log_config` with `CutLongRequestTargets(limit)` on the `uvicorn.access`
+    logger and every handler's records redacted (`ace.redaction`)."""
     from uvicorn.config import LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
-    config.setdefault("filters", {})["cut_long_request_targets"] = {"()": CutLongRequestTargets, "limit": limit}
+    filters = config.setdefault("filters", {})
+    filters["cut_long_request_targets"] = {"()": CutLongRequestTargets, "limit": limit}
+    filters["redact_secrets"] = {"()": RedactSecrets}
     config["loggers"]["uvicorn.access"].setdefault("filters", []).append("cut_long_request_targets")
+    for handler in config["handlers"].values():
+        handler.setdefault("filters", []).append("redact_secrets")
     return config

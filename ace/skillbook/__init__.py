@@ -5,6 +5,7 @@ See docs/skillbook.md. Main entry point: `Skillbook`; records: `Skill`, `Insight
 """
 
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
+from ace.skillbook._journal import MutationJournal
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
 from ace.skillbook._provenance import (
     DEDUP_SOURCE_SYSTEM,
@@ -33,6 +34,7 @@ __all__ = [
     "InsightSource",
     "MAX_KEYWORD_LENGTH",
     "ManualOrigin",
+    "MutationJournal",
     "OperationType",
     "Relation",
     "Section",

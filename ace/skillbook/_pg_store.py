@@ -26,6 +26,7 @@ import filelock
 import numpy as np
 
 from ace import tracing
+from ace.redaction import redact, url_secrets
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError
 from ace.skillbook._pg_schema import NOTIFY_CHANNEL, ensure_schema
 from ace.skillbook._provenance import InsightSource
@@ -73,7 +74,9 @@ class PgLocation:
     name: str
     """The skillbook's name inside the database."""
     display: str
-    """The URL for messages: password hidden."""
+    """The URL for messages: secrets hidden (`ace.redaction.redact`)."""
+    secrets: tuple[str, ...] = ()
+    """The URL's secret strings, hidden wherever a driver's message quotes them."""
 
 
 def parse_location(url: str) -> PgLocation:
@@ -84,7 +87,7 @@ def parse_location(url: str) -> PgLocation:
         parts = urlsplit(url)
         query = parse_qsl(parts.query, keep_blank_values=True)
     except ValueError as exc:
-        raise SkillbookStorageError(f"not a PostgreSQL URL: {quote(url)} ({exc})") from None
+        raise SkillbookStorageError(f"not a PostgreSQL URL: {quote(redact(url))} ({redact(str(exc), url_secrets(url))})") from None
     names = [value for key, value in query if key == "skillbook"]
     name = names[-1] if names else DEFAULT_NAME
     if not _NAME.fullmatch(name):
@@ -93,11 +96,7 @@ def parse_location(url: str) -> PgLocation:
         )
     rest = urlencode([(key, value) for key, value in query if key != "skillbook"])
     conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, rest, ""))
-    netloc = parts.netloc
-    if parts.password is not None:
-        netloc = netloc.replace(f":{parts.password}@", ":***@", 1)
-    shown = urlencode([(key, "***" if key == "password" else value) for key, value in query])
-    return PgLocation(conninfo, name, urlunsplit((parts.scheme, netloc, parts.path, shown, "")))
+    return PgLocation(conninfo, name, redact(url), url_secrets(url))
 
 
 def _psycopg() -> Any:
@@ -113,7 +112,7 @@ def _psycopg() -> Any:
 def storage_error(location: PgLocation, error: BaseException) -> SkillbookStorageError:
     """A database error as one line naming the database (never its password)."""
     message = " ".join(str(error).split()) or type(error).__name__
-    return SkillbookStorageError(f"{location.display}: {message}")
+    return SkillbookStorageError(f"{location.display}: {redact(message, location.secrets)}")
 
 
 _migrated: set[tuple[int, str]] = set()

@@ -22,6 +22,7 @@ from ace.atomic_write import write_atomic
 from ace.skillbook._changelog import ChangeLog
 from ace.skillbook._checks import read_limited, required_text, text
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
+from ace.skillbook._journal import MutationJournal
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
 from ace.skillbook._provenance import InsightSource, OperationType, manual_source
 from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
@@ -219,11 +220,7 @@ class Skillbook:
         Raises `SkillbookError` when an invariant is broken (section not in VALID_SECTIONS, empty
         issue, no keyword left after normalisation, missing insight on a context skill).
         """
-        with tracing.memory_span("create_memory", "ADD", section=section, **_source_uid(insight_source)) as span, \
-                self._lock:
-            skill = self._create(section, issue, keywords, insight, insight_source, skill_id=None)
-            span.set_attributes({tracing.MEMORY_RECORD_ID: skill.id, tracing.MEMORY_RECORD_COUNT: 1})
-            return skill
+        return self._add(section, issue, keywords, insight, insight_source, skill_id=None)
 
     def update_skill(
         self,
@@ -422,6 +419,25 @@ class Skillbook:
                 self._order = None
                 raise
 
+    def journal(self) -> MutationJournal:
+        """A journal whose `apply(operation)` mutates this skillbook at once and whose `rollback()`
+        undoes those mutations as a unit, keeping other writers' changes (see `MutationJournal`)."""
+        return MutationJournal(self)
+
+    def _remove_added(self, skill: Skill, last_number: int) -> None:
+        """Undo an ADD: delete `skill`, and wind its section's id counter back to `last_number`
+        when no skill was added after it."""
+        del self._skills[skill.id]
+        self._order = None
+        if self._last_numbers[skill.section] == id_number(skill.id):
+            self._last_numbers[skill.section] = last_number
+        self._log.record((skill.id,), content=True)
+
+    def _put_back(self, skill: Skill) -> None:
+        """Replace the stored skill of the same id with `skill` (an undone mutation)."""
+        self._skills[skill.id] = skill
+        self._log.record((skill.id,), content=True)
+
     # -- persistence ---------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
@@ -537,6 +553,21 @@ class Skillbook:
         self._log.record((skill.id,), content=content)
         return skill
 
+    def _add(
+        self,
+        section: str,
+        issue: str,
+        keywords: Iterable[str],
+        insight: str | None,
+        source: InsightSource | None,
+        skill_id: str | None,
+    ) -> Skill:
+        """`_create` inside its `create_memory` span."""
+        with tracing.memory_span("create_memory", "ADD", section=section, **_source_uid(source)) as span, self._lock:
+            skill = self._create(section, issue, keywords, insight, source, skill_id)
+            span.set_attributes({tracing.MEMORY_RECORD_ID: skill.id, tracing.MEMORY_RECORD_COUNT: 1})
+            return skill
+
     def _create(
         self,
         section: str,
@@ -571,7 +602,7 @@ class Skillbook:
 
     def _apply(self, op: UpdateOperation) -> Skill:
         if op.type == "ADD":
-            return self._create(op.section or "", op.issue or "", op.keywords or (), op.insight, op.insight_source, op.skill_id)
+            return self._add(op.section or "", op.issue or "", op.keywords or (), op.insight, op.insight_source, op.skill_id)
         assert op.skill_id is not None  # UpdateOperation guarantees it for non-ADD types
         if op.type == "UPDATE":
             return self.update_skill(

@@ -91,7 +91,7 @@ def unusable_outcome(unusable: UnusableTrace) -> SampleOutcome:
         reward=None,
         injected_skill_ids=(),
         operations=(),
-        detail=f"--traces: {unusable.reason}",
+        detail=unusable.reason,
         simulation_failed=True,
         source_file=unusable.source_file,
     )

@@ -105,7 +105,7 @@ class E2EReport:
     def failures(self) -> tuple[str, ...]:
         """One line per failed learning sample or benchmark simulation."""
         lines = [
-            f"learning epoch {o.epoch}: {_sample_label(o)}: {o.detail}"
+            f"--traces: {o.detail}" if _is_unusable_input(o) else f"learning epoch {o.epoch}: {_sample_label(o)}: {o.detail}"
             for o in self.learning
             if o.status == "failed"
         ]
@@ -162,8 +162,9 @@ async def run_e2e_async(
     learning = unusable + tuple(outcome_of(result) for result in results)
     learned = sum(o.status == "learned" for o in learning)
     failed = sum(o.status == "failed" for o in learning)
+    unusable_inputs = f" (of which {len(unusable)} unusable --traces inputs)" if unusable else ""
     log(f"learning done: {len(skillbook.skills())} active skills; {learned} of {len(learning)} traces learned from, "
-        f"{len(learning) - learned - failed} taught nothing, {failed} failed")
+        f"{len(learning) - learned - failed} taught nothing, {failed} failed{unusable_inputs}")
 
     paired = None
     outcomes: dict[str, tuple[TrialOutcome, ...]] = {}
@@ -216,7 +217,8 @@ async def _learn(
     def end_epoch(epoch: int, results: list[SampleResult]) -> None:
         skillbook.save_to_file(out / "checkpoints" / f"epoch_{epoch}.json")
         failed = sum(outcome_of(result).status == "failed" for result in results)
-        log(f"epoch {epoch}/{epochs} done: {len(skillbook.skills())} active skills, {failed} failed")
+        log(f"epoch {epoch}/{epochs} done: {len(skillbook.skills())} active skills, {failed} of its {len(results)} "
+            "traces failed")
         if epoch < epochs and results_log is not None:
             results_log.open(out / "train" / f"epoch_{epoch + 1}.json")
 
@@ -358,6 +360,11 @@ def _phase(name: str, meters: dict[Role, UsageMeter], phases: list[PhaseRecord])
         usage = {role: meter.snapshot() - before[role] for role, meter in meters.items()}
         active = {str(role): totals for role, totals in usage.items() if totals.requests or totals.failed_requests}
         phases.append(PhaseRecord(name, time.perf_counter() - started, active))
+
+
+def _is_unusable_input(outcome: SampleOutcome) -> bool:
+    """A `--traces` file or simulation that could not be used (no trace ran; its detail names it)."""
+    return outcome.trace_uid is None and outcome.source_file is not None and not outcome.operations
 
 
 def _sample_label(outcome: SampleOutcome) -> str:

@@ -188,7 +188,7 @@ async def test_read_tools_show_counters(script, skillbook: Skillbook, source: In
     assert seen["search"][0]["counters"]["harmful_count"] == 1
 
 
-async def test_budget_exhaustion_surfaces_with_the_operations_already_applied(
+async def test_budget_exhaustion_raises_with_the_operations_it_rolled_back(
     script, skillbook: Skillbook, source: InsightSource, embedder
 ) -> None:
     add = [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None})]
@@ -201,7 +201,7 @@ async def test_budget_exhaustion_surfaces_with_the_operations_already_applied(
         )
 
     assert [op.type for op in raised.value.operations] == ["ADD"]
-    assert len(skillbook.skills()) == 1
+    assert skillbook.skills() == []
     assert len(model.requests) == 3
 
 
@@ -241,20 +241,20 @@ async def test_prompt_holds_usable_reflections_and_injected_ids_only(
     assert "airline customer service" in prompt and "sample 3 of 10" in prompt
 
 
-async def test_single_request_budget_is_one_tool_call_pass(
+async def test_single_request_budget_is_one_tool_call_pass_that_must_finalize(
     script, skillbook: Skillbook, source: InsightSource, embedder
 ) -> None:
     model = script(
         [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None})]
     )
 
-    output = await _manager(model.model, embedder, config=AgenticConfig(max_requests=1)).update_skills(
-        reflections=[REFLECTION], skillbook=skillbook, source=source
-    )
+    with pytest.raises(SkillManagerIncompleteError, match="without finalize") as raised:
+        await _manager(model.model, embedder, config=AgenticConfig(max_requests=1)).update_skills(
+            reflections=[REFLECTION], skillbook=skillbook, source=source
+        )
 
-    assert [op.type for op in output.operations] == ["ADD"]
-    assert len(skillbook.skills()) == 1
-    assert "without finalize" in output.reasoning
+    assert [op.type for op in raised.value.operations] == ["ADD"]
+    assert skillbook.skills() == [] and len(model.requests) == 1
 
 
 async def test_invalid_search_arguments_are_retried_not_raised(

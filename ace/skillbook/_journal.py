@@ -1,0 +1,111 @@
+"""A journal of one writer's mutations, so they can be undone as a unit (a SkillManager session).
+
+Each operation is applied to the real skillbook at once (readers see it, search finds it) and its
+before/after skill recorded. `rollback()` undoes the journal's own changes in reverse order and
+keeps what other writers did meanwhile: a skill nobody else touched gets its old snapshot back; one
+that changed since (an injection counted, vectors computed) keeps those changes and loses only the
+journal's (its counter deltas, its occurrences, the fields it set). A skill the journal added is
+deleted, and its section's id counter wound back when no other skill was added after it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ace.skillbook._operations import UpdateBatch, UpdateOperation
+from ace.skillbook._skill import EMBEDDING_FIELDS, Skill
+
+if TYPE_CHECKING:
+    from ace.skillbook._skillbook import Skillbook
+
+__all__ = ["MutationJournal"]
+
+_COUNTERS = ("used_count", "helpful_count", "harmful_count", "neutral_count")
+_FIELDS = ("section", "keywords", "issue", "insight", "active", "updated_at")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    before: Skill | None
+    """The skill before the operation; None when the operation added it."""
+    after: Skill
+    """The skill the operation produced."""
+    last_number: int
+    """The section's highest id number before the operation."""
+
+
+class MutationJournal:
+    """Applies `UpdateOperation`s to a skillbook and remembers them until `rollback()`.
+
+    Build it with `Skillbook.journal()`. Not for concurrent use by several writers: one journal per
+    session (other writers may mutate the skillbook meanwhile).
+    """
+
+    def __init__(self, skillbook: Skillbook) -> None:
+        self._skillbook = skillbook
+        self._entries: list[_Entry] = []
+        self.operations: list[UpdateOperation] = []
+        """The audit log: every operation applied through this journal, in order (an ADD with the id
+        it received); emptied by `rollback()`."""
+
+    def apply(self, operation: UpdateOperation) -> Skill:
+        """Apply `operation` to the skillbook, record it, and return the skill it produced.
+
+        Raises what the skillbook raises (`SkillbookError`, `SkillNotFoundError`); nothing is then
+        applied or recorded.
+        """
+        skillbook = self._skillbook
+        with skillbook._lock:
+            before = skillbook.get_skill(operation.skill_id) if operation.type != "ADD" and operation.skill_id else None
+            section = operation.section if operation.type == "ADD" else None
+            last_number = skillbook._last_numbers[section] if section in skillbook._last_numbers else 0
+            [after] = skillbook.apply_update(UpdateBatch(reasoning="", operations=(operation,)))
+            self._entries.append(_Entry(before, after, last_number))
+        if operation.type == "ADD":
+            operation = dataclasses.replace(operation, skill_id=after.id, keywords=after.keywords)
+        self.operations.append(operation)
+        return after
+
+    def rollback(self) -> list[str]:
+        """Undo every recorded operation, newest first; returns the ids of the skills restored or
+        deleted. The journal is empty afterwards."""
+        skillbook = self._skillbook
+        touched: list[str] = []
+        with skillbook._lock:
+            for entry in reversed(self._entries):
+                skill_id = entry.after.id
+                current = skillbook._skills.get(skill_id)
+                if current is None:  # purged by someone else meanwhile: nothing left to restore
+                    continue
+                if entry.before is None:
+                    skillbook._remove_added(current, entry.last_number)
+                else:
+                    skillbook._put_back(_undone(current, entry))
+                touched.append(skill_id)
+            self._entries.clear()
+            self.operations.clear()
+        return touched
+
+
+def _undone(current: Skill, entry: _Entry) -> Skill:
+    """`current` without the change from `entry.before` to `entry.after`."""
+    before, after = entry.before, entry.after
+    assert before is not None
+    if current is after:
+        return before
+    changes: dict[str, Any] = {name: getattr(before, name) for name in _FIELDS if getattr(current, name) == getattr(after, name)}
+    for name in _COUNTERS:
+        changes[name] = getattr(current, name) - (getattr(after, name) - getattr(before, name))
+    added = after.occurrences[len(before.occurrences):]
+    changes["occurrences"] = tuple(o for o in current.occurrences if not any(o is a for a in added))
+    undone = current.replace(**changes)
+    for kind, name in EMBEDDING_FIELDS.items():  # a vector stays only beside the text it was made from
+        text = undone.embedding_input(kind)
+        if current.embedding_input(kind) == text and getattr(current, name) is not None:
+            vector = getattr(current, name)
+        else:
+            vector = getattr(before, name) if before.embedding_input(kind) == text else None
+        object.__setattr__(undone, name, vector)
+    return undone
