@@ -9,8 +9,9 @@ client; type checkers see them through the `TYPE_CHECKING` imports.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
     from ace.errors import AceError
@@ -78,10 +79,4 @@ _EXPORTS: dict[str, str] = {
 """Where each lazily imported name of `__all__` lives (a test checks that the two agree)."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ace' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

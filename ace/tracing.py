@@ -13,12 +13,12 @@ carries the step's `ace.trace_uid`, `ace.sample_id` and `ace.epoch` without bein
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-import logfire
 from opentelemetry import trace
 
 if TYPE_CHECKING:
@@ -82,7 +82,8 @@ def span(name: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
     """Open a span called `name` (used as is: no template) with `attributes` plus the inherited
     ones (`span_attributes`); None values are left out. Exceptions escaping it are recorded."""
     merged = {**_INHERITED.get(), **{key: value for key, value in attributes.items() if value is not None}}
-    if _logfire_configured():
+    logfire = _configured_logfire()
+    if logfire is not None:
         return logfire.span(name.replace("{", "{{").replace("}", "}}"), _span_name=name, **merged)
     return _otel_span(name, merged)
 
@@ -122,10 +123,15 @@ def instrumentation() -> InstrumentationSettings:
     return InstrumentationSettings(include_content=_content_captured)
 
 
-def _logfire_configured() -> bool:
+def _configured_logfire() -> Any:
+    """The logfire module when the application configured it, else None. An application that never
+    imported logfire cannot have configured it, so logfire (slow to import) is never imported here."""
+    logfire = sys.modules.get("logfire")
+    if logfire is None:
+        return None
     # logfire has no public "is configured" flag; reading it avoids LogfireNotConfiguredWarning,
     # which a library must not cause. If a logfire release drops it, spans go through logfire.
-    return bool(getattr(logfire.DEFAULT_LOGFIRE_INSTANCE.config, "_initialized", True))
+    return logfire if getattr(logfire.DEFAULT_LOGFIRE_INSTANCE.config, "_initialized", True) else None
 
 
 @contextmanager

@@ -37,3 +37,17 @@ def test_the_cli_frame_is_public_and_ace_eval_uses_only_public_names() -> None:
     root = pathlib.Path(__file__).resolve().parents[1] / "ace_eval"
     private = [str(path) for path in root.rglob("*.py") if "ace.cli._" in path.read_text(encoding="utf-8")]
     assert private == []
+
+
+def test_ace_roles_exports_resolve_lazily_from_the_modules_it_names() -> None:
+    import ace.roles
+
+    assert sorted(ace.roles.__all__) == sorted(ace.roles._EXPORTS)
+    for name, module in ace.roles._EXPORTS.items():
+        assert getattr(ace.roles, name) is getattr(__import__(module, fromlist=[name]), name)
+
+
+def test_the_injection_policies_load_without_the_llm_stack() -> None:
+    code = "import sys; from ace.roles import SKILL_INJECTIONS; print(SKILL_INJECTIONS, 'pydantic_ai' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "('matched', 'all', 'tool') False\n"

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ace.cli._app import CommandError
 from ace.redaction import redact
-from ace.skillbook import Skillbook, SkillbookFormatError
 from ace.skillbook._store import SkillbookStorageError, is_database_url
+
+if TYPE_CHECKING:
+    from ace.skillbook import Skillbook, SkillbookFormatError
 
 __all__ = [
     "format_error_line",
@@ -67,6 +70,8 @@ def format_error_line(error: SkillbookFormatError) -> str:
 def load_skillbook(path: Path | str, *, missing_ok: bool = False) -> Skillbook:
     """Load `path`; raises `CommandError` with a one-line reason when it is missing (unless
     `missing_ok`: then an empty skillbook) or invalid, or its database cannot be reached."""
+    from ace.skillbook import Skillbook, SkillbookFormatError  # numpy and friends: only once a command runs
+
     if missing_ok and not is_database_url(path) and not Path(path).exists():
         return Skillbook()
     require_file(path)

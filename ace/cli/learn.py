@@ -82,15 +82,18 @@ def register(subparsers: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    import filelock
-    from tqdm import tqdm
-
-    from ace.runners import TraceAnalyser
-    from ace.skillbook import Skillbook, SkillbookError
-
     missing = [str(path) for path in args.traces if not path.exists()]
     if missing:
         raise CommandError(terminal_text(f"no such trace file or folder: {', '.join(missing)}", one_line=True))
+    _check_credentials(args)  # before anything heavy loads: a missing key answers at once
+
+    import filelock
+    from tqdm import tqdm
+
+    from ace.models import ModelConfigurationError
+    from ace.runners import TraceAnalyser
+    from ace.skillbook import Skillbook, SkillbookError
+
     location = shown(args.skillbook)
     if isinstance(args.skillbook, Path) and args.skillbook.is_dir():
         raise CommandError(terminal_text(f"{location}: is a folder; give the skillbook's JSON file", one_line=True))
@@ -108,6 +111,8 @@ def _run(args: argparse.Namespace) -> int:
                        f"({before} active skills; {args.reflector_type} reflector {_name(args.reflector_model)}, "
                        f"skill manager {_name(args.skill_manager_model)})")
             results = analyser.run(list(args.traces), epochs=args.epochs, workers=args.workers)
+    except ModelConfigurationError as exc:  # every trace failed on it: nothing was written
+        raise CommandError(terminal_text(str(exc), one_line=True)) from None
     except filelock.Timeout:
         holder = f" ({location}.lock)" if isinstance(args.skillbook, Path) else ""
         raise CommandError(terminal_text(f"{location} is locked by another writer{holder}; try again when it is done",
@@ -119,6 +124,20 @@ def _run(args: argparse.Namespace) -> int:
     report = LearnReport.of(results)
     print(report.format(location, len(skillbook.skills())))
     return 1 if report.failures else 0
+
+
+def _check_credentials(args: argparse.Namespace) -> None:
+    """A provider credential the models need and the environment lacks is a one-line error."""
+    from ace.models import ModelConfigurationError, check_credentials
+
+    if args.api_base is not None or args.api_key is not None:
+        return
+    models = {role.replace("_", " "): getattr(args, f"{role}_model") for role in ("reflector", "skill_manager")}
+    try:
+        check_credentials({role: model for role, model in models.items() if isinstance(model, str)
+                           and model not in ("test", "scripted")})
+    except ModelConfigurationError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _roles(args: argparse.Namespace, skillbook: Skillbook) -> tuple[Reflector | RecursiveReflector, SkillManager]:

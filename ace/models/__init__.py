@@ -11,35 +11,78 @@ same model (`litellm_model_name` maps one to the other). A local OpenAI-compatib
 `UsageMeter`. `RequestSettings` is what every request of a role carries (output cap, temperature,
 timeout, seed); `context_window(model)` how many input tokens a model takes. `recovering(model)` repairs
 a small model's broken tool calls (prose instead of a call, a call cut at the output cap).
+
+`missing_credentials(model)` names the environment variables a provider needs that are not set
+(fast for the common providers: no litellm import); a refused or missing credential at request time
+is a `ModelConfigurationError`. The names below are imported on first use, so the credential
+preflight of a command line loads neither pydantic-ai nor litellm.
 """
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+from ace.lazy_exports import lazy_getattr
 
-from ace.models._errors import ModelResolutionError  # noqa: E402
-from ace.models._litellm_transport import LiteLLMTransport  # noqa: E402
-from ace.models._recovery import RecoveringModel, RecoveryEvent, recovering  # noqa: E402
-from ace.models._resolve import OFFLINE_MODEL_NAME, PYDANTIC_AI_PROVIDERS, litellm_model_name, resolve_model  # noqa: E402
-from ace.models._settings import DEFAULT_CONTEXT_WINDOW, RequestSettings, context_window  # noqa: E402
-from ace.models._usage import UsageMeter, UsageTotals, metered  # noqa: E402
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before any litellm import: no price-map download
+
+if TYPE_CHECKING:
+    from ace.models._credentials import KNOWN_PROVIDER_KEYS, check_credentials, credential_message, missing_credentials
+    from ace.models._errors import ModelConfigurationError, ModelResolutionError
+    from ace.models._litellm_transport import LiteLLMTransport
+    from ace.models._names import PYDANTIC_AI_PROVIDERS, litellm_model_name
+    from ace.models._recovery import RecoveringModel, RecoveryEvent, recovering
+    from ace.models._resolve import OFFLINE_MODEL_NAME, resolve_model
+    from ace.models._settings import DEFAULT_CONTEXT_WINDOW, RequestSettings, context_window
+    from ace.models._usage import UsageMeter, UsageTotals, metered
 
 __all__ = [
+    "KNOWN_PROVIDER_KEYS",
     "DEFAULT_CONTEXT_WINDOW",
     "LiteLLMTransport",
+    "ModelConfigurationError",
+    "ModelResolutionError",
     "OFFLINE_MODEL_NAME",
     "PYDANTIC_AI_PROVIDERS",
-    "ModelResolutionError",
     "RecoveringModel",
     "RecoveryEvent",
     "RequestSettings",
     "UsageMeter",
     "UsageTotals",
+    "check_credentials",
     "context_window",
+    "credential_message",
     "litellm_model_name",
     "metered",
+    "missing_credentials",
     "recovering",
     "resolve_model",
 ]
+
+_EXPORTS: dict[str, str] = {
+    "KNOWN_PROVIDER_KEYS": "ace.models._credentials",
+    "DEFAULT_CONTEXT_WINDOW": "ace.models._settings",
+    "LiteLLMTransport": "ace.models._litellm_transport",
+    "ModelConfigurationError": "ace.models._errors",
+    "ModelResolutionError": "ace.models._errors",
+    "OFFLINE_MODEL_NAME": "ace.models._resolve",
+    "PYDANTIC_AI_PROVIDERS": "ace.models._names",
+    "RecoveringModel": "ace.models._recovery",
+    "RecoveryEvent": "ace.models._recovery",
+    "RequestSettings": "ace.models._settings",
+    "UsageMeter": "ace.models._usage",
+    "UsageTotals": "ace.models._usage",
+    "check_credentials": "ace.models._credentials",
+    "context_window": "ace.models._settings",
+    "credential_message": "ace.models._credentials",
+    "litellm_model_name": "ace.models._names",
+    "metered": "ace.models._usage",
+    "missing_credentials": "ace.models._credentials",
+    "recovering": "ace.models._recovery",
+    "resolve_model": "ace.models._resolve",
+}
+"""Where each lazily imported name of `__all__` lives."""
+
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ace.errors import AceError
 
-__all__ = ["ModelResolutionError"]
+__all__ = ["ModelConfigurationError", "ModelResolutionError"]
 
 VALID_MODEL_EXAMPLES = (
     "test",
@@ -27,3 +27,10 @@ class ModelResolutionError(AceError, ValueError):
         examples = "; ".join(VALID_MODEL_EXAMPLES)
         super().__init__(f"cannot resolve model {model!r}: {reason}. Valid examples: {examples}")
         self.model = model
+
+
+class ModelConfigurationError(AceError, RuntimeError):
+    """The model's provider cannot be used as configured: a credential is missing or refused (HTTP
+    401/403). The one-line message names what to set (e.g. `OPENAI_API_KEY is not set for
+    openai/gpt-4.1-mini; ...`). Nothing will work until it is fixed, so a run whose every sample
+    fails with it raises it (see `Runner.run`)."""

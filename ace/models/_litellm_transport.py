@@ -13,9 +13,15 @@ from typing import Any
 
 import httpx2
 
-__all__ = ["LiteLLMTransport"]
+from ace.models._credentials import credential_message, missing_credentials
+
+__all__ = ["CONFIGURATION_ERROR", "LiteLLMTransport"]
 
 _CHAT_COMPLETIONS_PATH = "/chat/completions"
+CONFIGURATION_ERROR = "configuration_error"
+"""The error `type` of a 401 answer that says what credential to set (see `ModelConfigurationError`)."""
+_MISSING_CREDENTIALS = "Missing credentials"
+"""How litellm's OpenAI client says no key was found (it answers HTTP 500, not 401)."""
 
 
 class LiteLLMTransport(httpx2.AsyncBaseTransport):
@@ -26,7 +32,8 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
     to it (when they are None, litellm reads provider credentials from the environment). Parameters a
     provider does not support are dropped by litellm (`drop_params=True`). litellm errors become HTTP
     error responses with litellm's status code, so the OpenAI SDK and pydantic-ai raise their usual
-    `ModelHTTPError`. Streaming requests are refused with HTTP 400.
+    `ModelHTTPError`; a missing or refused credential becomes a 401 of type `CONFIGURATION_ERROR`
+    whose message names what to set. Streaming requests are refused with HTTP 400.
 
     With `cache_prompts`, the static prefix of every request - the system message and the tool
     definitions - carries an explicit cache marker (`cache_control: {"type": "ephemeral"}`, plus
@@ -73,11 +80,22 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
         except Exception as exc:  # litellm maps every provider failure onto its own exception family
             status = getattr(exc, "status_code", None)
             status = status if isinstance(status, int) and status >= 400 else 500
+            if status in (401, 403) or _MISSING_CREDENTIALS in str(exc):
+                return _error(401, self._configuration_problem(str(body.get("model")), exc), CONFIGURATION_ERROR)
             return _error(status, f"{type(exc).__name__}: {exc}")
         payload = response.model_dump(mode="json")
         # Some providers (custom handlers, local servers) leave `model` empty; the OpenAI schema requires it.
         payload["model"] = payload.get("model") or body.get("model")
         return httpx2.Response(200, json=payload)
+
+
+    def _configuration_problem(self, model: str, exc: Exception) -> str:
+        """One line naming what to set: the missing variable, or the refused credential."""
+        missing = missing_credentials(model) if self._api_key is None and self._api_base is None else []
+        if missing:
+            return credential_message(model, missing)
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return f"{model}: the provider refused the credentials ({first_line[:300]}); check the key (api_key) and api_base"
 
 
 def _mark_static_prefix(body: dict[str, Any], cache_control: dict[str, str]) -> None:
@@ -95,5 +113,5 @@ def _mark_static_prefix(body: dict[str, Any], cache_control: dict[str, str]) -> 
         tools[-1] = {**tools[-1], "cache_control": cache_control}
 
 
-def _error(status: int, message: str) -> httpx2.Response:
-    return httpx2.Response(status, json={"error": {"message": message, "type": "litellm_error", "code": status}})
+def _error(status: int, message: str, kind: str = "litellm_error") -> httpx2.Response:
+    return httpx2.Response(status, json={"error": {"message": message, "type": kind, "code": status}})

@@ -2,33 +2,26 @@
 
 from __future__ import annotations
 
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
 import httpx2
 from pydantic_ai.models import Model
 from pydantic_ai.models.test import TestModel
 
-from ace.models._errors import ModelResolutionError
+from ace.models._errors import ModelConfigurationError, ModelResolutionError
+from ace.models._names import litellm_model_name
 from ace.models._litellm_transport import LiteLLMTransport
 
-__all__ = ["OFFLINE_MODEL_NAME", "PYDANTIC_AI_PROVIDERS", "litellm_model_name", "resolve_model"]
+if TYPE_CHECKING:
+    from pydantic_ai.models.openai import OpenAIChatModel
+
+__all__ = ["OFFLINE_MODEL_NAME", "resolve_model"]
 
 OFFLINE_MODEL_NAME = "test"
 """The offline model every `ace` API accepts: pydantic-ai's `TestModel` (calls every tool, then answers)."""
 TEST_MODEL_NAME = OFFLINE_MODEL_NAME
 
-PYDANTIC_AI_PROVIDERS: dict[str, str] = {
-    "google-gla": "gemini",
-    "google": "gemini",
-    "google-vertex": "vertex_ai",
-    "grok": "xai",
-    "together": "together_ai",
-    "fireworks": "fireworks_ai",
-    "moonshotai": "moonshot",
-    "openai-chat": "openai",
-    "openai-responses": "openai",
-    "vercel": "vercel_ai_gateway",
-}
-"""pydantic-ai provider prefixes whose litellm provider has another name; every other prefix is the
-same in both (`openai`, `anthropic`, `bedrock`, `groq`, `mistral`, `ollama`, `openrouter`, ...)."""
 # Never contacted: LiteLLMTransport answers every request itself.
 _UNUSED_BASE_URL = "http://litellm.invalid/v1"
 
@@ -70,28 +63,11 @@ def resolve_model(
         return TestModel()
     _check_litellm_name(name)
     # Imported here: the OpenAI SDK adds over a second to `import ace.models` for "test"/instance users.
-    from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.litellm import LiteLLMProvider
 
     transport = LiteLLMTransport(api_base=api_base, api_key=api_key, cache_prompts=cache_prompts, cache_ttl=cache_ttl)
     provider = LiteLLMProvider(api_base=_UNUSED_BASE_URL, http_client=httpx2.AsyncClient(transport=transport))
-    return OpenAIChatModel(name, provider=provider)
-
-
-def litellm_model_name(model: str) -> str:
-    """`model` as a litellm model string: the one place where the two conventions meet.
-
-    pydantic-ai's `"provider:name"` (the colon before any slash) becomes `"provider/name"`, with the
-    provider renamed where litellm spells it differently (`PYDANTIC_AI_PROVIDERS`, e.g.
-    `google-gla:gemini-2.5-flash` -> `gemini/gemini-2.5-flash`); a litellm string
-    (`bedrock/...-v1:0`, whose colon follows a slash) and a bare name are returned stripped.
-    """
-    name = model.strip()
-    colon, slash = name.find(":"), name.find("/")
-    if colon <= 0 or (0 <= slash < colon):
-        return name
-    provider, rest = name[:colon], name[colon + 1 :]
-    return f"{PYDANTIC_AI_PROVIDERS.get(provider, provider)}/{rest}"
+    return _litellm_chat_model_class()(name, provider=provider)
 
 
 def _check_litellm_name(name: str) -> None:
@@ -109,3 +85,24 @@ def _check_litellm_name(name: str) -> None:
             raise ModelResolutionError(name, "the model name after the provider is empty")
     elif name not in litellm.model_cost:
         raise ModelResolutionError(name, "not a 'provider/name' string and not a model litellm knows by bare name")
+
+
+@cache
+def _litellm_chat_model_class() -> type[OpenAIChatModel]:
+    """`OpenAIChatModel` whose credential errors (the transport's 401 `CONFIGURATION_ERROR`, a
+    provider's 401/403) are raised as `ModelConfigurationError`, naming what to set."""
+    from pydantic_ai.exceptions import ModelHTTPError
+    from pydantic_ai.models.openai import OpenAIChatModel
+
+    class LiteLLMChatModel(OpenAIChatModel):
+        async def request(self, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return await super().request(*args, **kwargs)
+            except ModelHTTPError as error:
+                if error.status_code not in (401, 403):
+                    raise
+                body = error.body if isinstance(error.body, dict) else {}
+                message = body.get("message") if isinstance(body.get("message"), str) else str(error)
+                raise ModelConfigurationError(message) from None
+
+    return LiteLLMChatModel

@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic_ai.models import Model
-from pydantic_ai.settings import ModelSettings
+if TYPE_CHECKING:
+    from pydantic_ai.models import Model
+    from pydantic_ai.settings import ModelSettings
 
 __all__ = ["DEFAULT_CONTEXT_WINDOW", "RequestSettings", "context_window"]
 
@@ -69,6 +70,8 @@ class RequestSettings:
 
     def model_settings(self) -> ModelSettings:
         """The pydantic-ai `ModelSettings` for these values (unset ones left out)."""
+        from pydantic_ai.settings import ModelSettings  # here: `RequestSettings` is read by command lines
+
         settings = ModelSettings()
         if self.max_output_tokens is not None:
             settings["max_tokens"] = self.max_output_tokens

@@ -17,19 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import Literal, get_args
 
 from ace.errors import AceError
 from ace.retrieval.matching import SkillMatcher
 from ace.roles.injected_skills import InjectedSkills
+from ace.roles.injection import SKILL_INJECTIONS, SkillInjection
 from ace.skillbook import Skill, Skillbook, SkillbookView
 
 __all__ = ["READ_SKILL_DESCRIPTION", "READ_SKILL_TOOL", "SKILL_INJECTIONS", "SkillInjection", "SkillSource", "UnknownSkillError"]
-
-SkillInjection = Literal["matched", "all", "tool"]
-"""How learned skills reach the agent."""
-SKILL_INJECTIONS: tuple[SkillInjection, ...] = get_args(SkillInjection)
-"""The injection policies, in documentation order."""
 
 READ_SKILL_TOOL = "read_skill"
 """Name of the tool through which an agent in `tool` mode reads a skill."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ace.models import ModelConfigurationError
 from ace.pipeline import Pipeline, SampleResult, StepEvent, StepHook, run_blocking
 from ace.roles import ReflectorLike, SkillManagerLike
 from ace.skillbook import Skillbook
@@ -82,7 +83,11 @@ class Runner:
         context; epoch fields are filled here. `after_step` hooks observe every step (see
         `Pipeline.run_async`); `pipeline` replaces the runner's own (e.g. its foreground alone).
         On a terminal (stderr), a progress bar counts samples done with every step, and beside it
-        those past the foreground (`answered`, e.g. simulations run) and those failed so far."""
+        those past the foreground (`answered`, e.g. simulations run) and those failed so far.
+
+        Raises `ModelConfigurationError` when every sample of an epoch failed with the same one (a
+        missing or refused credential): nothing can work until it is fixed, and a script must not
+        end as if it had run."""
         if epochs < 1:
             raise ValueError(f"epochs must be >= 1; got {epochs}")
         pipeline = pipeline or self.pipeline
@@ -120,7 +125,14 @@ class Runner:
                     contexts, workers=workers, after_step=[show_progress, *hooks]
                 )
                 await pipeline.wait_for_background_async()
+                _raise_if_misconfigured(epoch_results)
                 if on_epoch_end is not None:
                     on_epoch_end(epoch, epoch_results)
                 results.extend(epoch_results)
         return results
+
+
+def _raise_if_misconfigured(results: Sequence[SampleResult]) -> None:
+    errors = [result.error for result in results if isinstance(result.error, ModelConfigurationError)]
+    if errors and len(errors) == len(results) and len({str(error) for error in errors}) == 1:
+        raise errors[0]

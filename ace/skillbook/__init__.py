@@ -2,32 +2,27 @@
 
 See docs/skillbook.md. Main entry point: `Skillbook`; records: `Skill`, `InsightSource`,
 `TraceRef`; audit log: `UpdateOperation`, `UpdateBatch`.
+
+The names below are imported on first use (`ace.lazy_exports`), so a command line can check a
+location string without loading numpy.
 """
 
-from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
-from ace.skillbook._journal import MutationJournal
-from ace.skillbook._operations import UpdateBatch, UpdateOperation
-from ace.skillbook._provenance import (
-    DEDUP_SOURCE_SYSTEM,
-    InsightSource,
-    ManualOrigin,
-    OperationType,
-    Relation,
-    TraceRef,
-    manual_source,
-)
-from ace.skillbook._reports import render_markdown, render_prompt
-from ace.skillbook._skill import (
-    MAX_KEYWORD_LENGTH,
-    VALID_SECTIONS,
-    Section,
-    Skill,
-    normalize_keywords,
-    skill_id_order,
-)
-from ace.skillbook._skillbook import Skillbook
-from ace.skillbook._sidecar import embedding_sidecar_path
-from ace.skillbook._view import SkillbookView
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ace.lazy_exports import lazy_getattr
+
+if TYPE_CHECKING:
+    from ace.skillbook._errors import SkillNotFoundError, SkillbookError, SkillbookFormatError
+    from ace.skillbook._journal import MutationJournal
+    from ace.skillbook._operations import UpdateBatch, UpdateOperation
+    from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, ManualOrigin, OperationType, Relation, TraceRef, manual_source
+    from ace.skillbook._reports import render_markdown, render_prompt
+    from ace.skillbook._sidecar import embedding_sidecar_path
+    from ace.skillbook._skill import MAX_KEYWORD_LENGTH, Section, Skill, VALID_SECTIONS, normalize_keywords, skill_id_order
+    from ace.skillbook._skillbook import Skillbook
+    from ace.skillbook._view import SkillbookView
 
 __all__ = [
     "DEDUP_SOURCE_SYSTEM",
@@ -55,3 +50,33 @@ __all__ = [
     "render_prompt",
     "skill_id_order",
 ]
+
+_EXPORTS: dict[str, str] = {
+    "DEDUP_SOURCE_SYSTEM": "ace.skillbook._provenance",
+    "InsightSource": "ace.skillbook._provenance",
+    "MAX_KEYWORD_LENGTH": "ace.skillbook._skill",
+    "ManualOrigin": "ace.skillbook._provenance",
+    "MutationJournal": "ace.skillbook._journal",
+    "OperationType": "ace.skillbook._provenance",
+    "Relation": "ace.skillbook._provenance",
+    "Section": "ace.skillbook._skill",
+    "Skill": "ace.skillbook._skill",
+    "SkillNotFoundError": "ace.skillbook._errors",
+    "Skillbook": "ace.skillbook._skillbook",
+    "SkillbookError": "ace.skillbook._errors",
+    "SkillbookFormatError": "ace.skillbook._errors",
+    "SkillbookView": "ace.skillbook._view",
+    "TraceRef": "ace.skillbook._provenance",
+    "UpdateBatch": "ace.skillbook._operations",
+    "UpdateOperation": "ace.skillbook._operations",
+    "VALID_SECTIONS": "ace.skillbook._skill",
+    "embedding_sidecar_path": "ace.skillbook._sidecar",
+    "manual_source": "ace.skillbook._provenance",
+    "normalize_keywords": "ace.skillbook._skill",
+    "render_markdown": "ace.skillbook._reports",
+    "render_prompt": "ace.skillbook._reports",
+    "skill_id_order": "ace.skillbook._skill",
+}
+"""Where each lazily imported name of `__all__` lives."""
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

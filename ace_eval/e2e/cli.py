@@ -10,21 +10,17 @@ from __future__ import annotations
 import argparse
 import secrets
 from pathlib import Path
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING
 
 from ace.cli import CommandError, add_request_flags, positive_int
 from ace.roles import SKILL_INJECTIONS
-from ace.models import RequestSettings
-from ace_eval.e2e.config import ROLES, E2EConfig, Role
-from ace_eval.e2e.paired import format_paired
-from ace_eval.e2e.preflight import OFFLINE_MODELS, E2EInputError
-from ace_eval.e2e.report import exit_status, write_reports
-from ace_eval.e2e.runner import E2EReport, run_e2e
-from ace_eval.e2e.scripted import SCRIPTED
-from ace_eval.e2e.verify import verify_run
-from ace_eval.span_export import add_span_options, exporting_spans
-from ace_eval.tau2 import Tau2Error
+from ace_eval.e2e.config import OFFLINE_MODELS, SCRIPTED
+from ace_eval.span_export import add_span_options
+
+if TYPE_CHECKING:
+    from ace.models import RequestSettings
+    from ace_eval.e2e.config import E2EConfig, Role
+    from ace_eval.e2e.runner import E2EReport
 
 __all__ = ["register"]
 
@@ -87,8 +83,20 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def _run(args: argparse.Namespace) -> int:
     try:
         config = _config(args)
-    except ValueError as exc:
+        config.check_roles()  # before anything heavy loads: mixed roles or a missing key answer at once
+    except ValueError as exc:  # E2EInputError included
         raise CommandError(str(exc)) from exc
+    # Imported here, not at the top: `--help`, a bad flag and a missing key answer before the roles
+    # and tau2 load.
+    from tqdm import tqdm
+
+    from ace_eval.e2e.preflight import E2EInputError
+    from ace_eval.e2e.report import exit_status, write_reports
+    from ace_eval.e2e.runner import run_e2e
+    from ace_eval.e2e.verify import verify_run
+    from ace_eval.span_export import exporting_spans
+    from ace_eval.tau2 import Tau2Error
+
     offline = [role for role in config.running_roles() if config.model_of(role) in OFFLINE_MODELS]
     if offline:
         print(f"note: {', '.join(offline)} run on offline scripted models (not LLMs): this run measures the "
@@ -105,6 +113,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace) -> E2EConfig:
+    from ace_eval.e2e.config import E2EConfig
+
     return E2EConfig(
         output_dir=args.output_dir or Path("results") / "e2e" / f"run_{secrets.token_hex(6)}",
         traces=tuple(args.traces),
@@ -135,6 +145,9 @@ def _config(args: argparse.Namespace) -> E2EConfig:
 
 
 def _role_settings(args: argparse.Namespace) -> dict[Role, RequestSettings]:
+    from ace.models import RequestSettings
+    from ace_eval.e2e.config import ROLES
+
     settings: dict[Role, RequestSettings] = {}
     for role in ROLES:
         cap, temperature = getattr(args, f"{role}_max_output_tokens"), getattr(args, f"{role}_temperature")
@@ -144,6 +157,8 @@ def _role_settings(args: argparse.Namespace) -> dict[Role, RequestSettings]:
 
 
 def _verify(args: argparse.Namespace) -> int:
+    from ace_eval.e2e.verify import verify_run
+
     if not args.run_dir.is_dir():
         raise CommandError(f"{args.run_dir}: no such run folder")
     problems = verify_run(args.run_dir)
@@ -154,6 +169,8 @@ def _verify(args: argparse.Namespace) -> int:
 
 
 def _print_report(report: E2EReport, problems: list[str], *, verbose: bool) -> None:
+    from ace_eval.e2e.paired import format_paired
+
     failures = report.failures
     if failures:
         print(f"\n{len(failures)} failure(s):")

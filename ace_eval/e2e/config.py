@@ -1,18 +1,34 @@
-"""What an `ace-eval e2e` run does: its models, data, injection policy and limits."""
+"""What an `ace-eval e2e` run does: its models, data, injection policy and limits.
+
+Light to import (the roles and tau2 load only when `request_settings` is called), so the command
+line checks flags and credentials before anything heavy loads.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ace.models import RequestSettings
-from ace.roles import Reflector, RecursiveReflector, SkillInjection, SkillManager
-from ace_eval.e2e.scripted import SCRIPTED
-from ace_eval.tau2 import LLMAgent, UserSimulator
+from ace.errors import AceError
+from ace.models import ModelConfigurationError, check_credentials
+from ace.roles import SkillInjection
 
-__all__ = ["ROLES", "E2EConfig", "Role"]
+if TYPE_CHECKING:
+    from ace.models import RequestSettings
+
+__all__ = ["OFFLINE_MODELS", "ROLES", "SCRIPTED", "E2EConfig", "E2EInputError", "Role"]
+
+SCRIPTED = "scripted"
+"""The model name that selects the offline scripted models (`ace_eval.e2e.scripted`)."""
+OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
+"""Model names that are not language models: the scripted models and pydantic-ai's TestModel."""
+
+
+class E2EInputError(AceError, ValueError):
+    """A setting or an input file of `ace-eval e2e` is wrong; found before any model is called.
+    The message names the problem and the fix."""
 
 Role = Literal["agent", "user", "reflector", "skill_manager"]
 """The four roles of a run, each with its own model."""
@@ -101,6 +117,9 @@ class E2EConfig:
     def request_settings(self, role: Role) -> RequestSettings:
         """What every request of `role` carries: the role's default, then the run-wide values,
         then the role's own `role_settings`, each only where set."""
+        from ace.roles import Reflector, RecursiveReflector, SkillManager
+        from ace_eval.tau2 import LLMAgent, UserSimulator
+
         default = {
             "agent": LLMAgent.DEFAULT_SETTINGS,
             "user": UserSimulator.DEFAULT_SETTINGS,
@@ -122,3 +141,26 @@ class E2EConfig:
         (online learning or a benchmark); reflector and SkillManager always."""
         simulating = not self.traces or self.benchmark
         return tuple(role for role in ROLES if simulating or role in ("reflector", "skill_manager"))
+
+    def check_roles(self) -> None:
+        """Raise `E2EInputError` when the running roles mix offline and real models, or a real
+        model lacks its provider credential (not checked with `api_base` or `api_key`: a local
+        server, or a key given). Cheap: it loads no role and no model client."""
+        roles = self.running_roles()
+        offline = [role for role in roles if self.model_of(role) in OFFLINE_MODELS]
+        real = [role for role in roles if role not in offline]
+        if offline and real:
+            raise E2EInputError(
+                f"the roles that run mix offline and real models: {self._named(offline)} offline, "
+                f"{self._named(real)} real; give every running role a real model (or none), so that "
+                "scripted advice is never reported as learning"
+            )
+        if self.api_base is not None or self.api_key is not None:
+            return
+        try:
+            check_credentials({role.replace("_", " "): self.model_of(role) for role in real})
+        except ModelConfigurationError as exc:
+            raise E2EInputError(str(exc)) from None
+
+    def _named(self, roles: list[Role]) -> str:
+        return ", ".join(f"{role} ({self.model_of(role)})" for role in roles)

@@ -15,39 +15,24 @@
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ace.errors import AceError
 from ace.roles import SKILL_INJECTIONS
 from ace.untrusted import quote
-from ace_eval.e2e.config import E2EConfig, Role
-from ace_eval.e2e.scripted import SCRIPTED
+from ace_eval.e2e.config import E2EConfig, E2EInputError
 from ace_eval.tau2 import Results, ResultsFormatError, SimulationRun, Tau2Error, evaluate_simulation, load_results
 from ace_eval.tau2.ace_task import describe_outcome
 from ace_eval.tau2.metrics import task_order
 
 __all__ = [
-    "OFFLINE_MODELS",
     "E2EInputError",
     "RecordedTraces",
     "UnusableTrace",
     "check_config",
     "load_traces",
-    "missing_credentials",
 ]
-
-OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
-"""Model names that are not language models: the scripted models and pydantic-ai's TestModel."""
-
-_AWS_KEYS = frozenset({"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"})
-
-
-class E2EInputError(AceError, ValueError):
-    """A setting or an input file of `ace-eval e2e` is wrong; found before any model is called.
-    The message names the problem and the fix."""
 
 
 def check_config(config: E2EConfig) -> None:
@@ -72,35 +57,7 @@ def check_config(config: E2EConfig) -> None:
             raise E2EInputError(f"request settings of the {role.replace('_', ' ')}: {exc}") from exc
     if config.skill_injection not in SKILL_INJECTIONS:
         raise E2EInputError(f"skill_injection must be one of {', '.join(SKILL_INJECTIONS)}; got {config.skill_injection!r}")
-    roles = config.running_roles()
-    offline = [role for role in roles if config.model_of(role) in OFFLINE_MODELS]
-    real = [role for role in roles if role not in offline]
-    if offline and real:
-        raise E2EInputError(
-            f"the roles that run mix offline and real models: {_named(config, offline)} offline, "
-            f"{_named(config, real)} real; give every running role a real model (or none), so that "
-            "scripted advice is never reported as learning"
-        )
-    if config.api_base is None:
-        for role in real:
-            missing = missing_credentials(config.model_of(role))
-            if missing:
-                raise E2EInputError(
-                    f"{' and '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set for "
-                    f"{config.model_of(role)} (the {role.replace('_', ' ')} model); export it, or give --api-base"
-                )
-
-
-def missing_credentials(model: str) -> list[str]:
-    """Environment variables litellm needs for `model` that are not set (API bases, which have
-    defaults, and AWS keys when an AWS profile is configured are not counted)."""
-    import litellm
-
-    missing = litellm.validate_environment(model=model).get("missing_keys") or []
-    missing = [key for key in missing if not key.endswith(("_API_BASE", "_BASE_URL", "_HOST"))]
-    if _AWS_KEYS & set(missing) and _aws_profile_configured():
-        missing = [key for key in missing if key not in _AWS_KEYS]
-    return missing
+    config.check_roles()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -200,15 +157,3 @@ def _result_files(paths: Iterable[Path]) -> list[Path]:
             raise E2EInputError(f"--traces {path}: the folder holds no .json file (tau2 Results files are expected)")
         files.extend(found)
     return files
-
-
-def _named(config: E2EConfig, roles: list[Role]) -> str:
-    return ", ".join(f"{role} ({config.model_of(role)})" for role in roles)
-
-
-def _aws_profile_configured() -> bool:
-    if os.environ.get("AWS_PROFILE") or os.environ.get("AWS_DEFAULT_PROFILE"):
-        return True
-    home = Path.home() / ".aws"
-    return (home / "credentials").exists() or (home / "config").exists()
-

@@ -36,7 +36,8 @@ from ace_eval.e2e import scripted
 from ace_eval.e2e.config import ROLES, E2EConfig, Role
 from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of, unusable_outcome
 from ace_eval.e2e.paired import PairedComparison, TrialOutcome, paired_comparison
-from ace_eval.e2e.preflight import OFFLINE_MODELS, E2EInputError, check_config, load_traces
+from ace_eval.e2e.config import OFFLINE_MODELS
+from ace_eval.e2e.preflight import E2EInputError, check_config, load_traces
 from ace_eval.tau2 import Task, load_tasks
 from ace_eval.tau2.ace_task import ResultsLog, Tau2Agent, Tau2Environment, tau2_samples
 from ace_eval.tau2.runner import run_info

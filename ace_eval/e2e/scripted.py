@@ -34,6 +34,8 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from ace_eval.e2e.config import SCRIPTED
+
 __all__ = [
     "SCRIPTED",
     "scripted_agent",
@@ -43,8 +45,6 @@ __all__ = [
     "scripted_user",
 ]
 
-SCRIPTED = "scripted"
-"""The model name that selects these models."""
 
 _USER_ID = re.compile(r"\b[a-z]+_[a-z]+_\d{3,5}\b")
 _CATALOG_ID = re.compile(r"^- \[([a-z]+-\d+)\]", re.M)

@@ -117,12 +117,12 @@ async def test_api_base_api_key_and_temperature_reach_the_litellm_provider(scrip
 
 
 async def test_litellm_provider_error_surfaces_as_model_http_error_with_its_status(scripted_llm):
-    scripted_llm.replies = [lambda messages: litellm.AuthenticationError(
-        message="bad key", llm_provider="scripted", model="m")]
+    scripted_llm.replies = [lambda messages: litellm.BadRequestError(
+        message="context too long", llm_provider="scripted", model="m")]
     with pytest.raises(ModelHTTPError) as excinfo:
         await Agent(resolve_model(scripted_llm.model_string)).run("hi")
-    assert excinfo.value.status_code == 401
-    assert "bad key" in str(excinfo.value)
+    assert excinfo.value.status_code == 400
+    assert "context too long" in str(excinfo.value)
 
 
 def test_pydantic_ai_colon_syntax_names_the_same_litellm_model():
