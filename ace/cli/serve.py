@@ -19,7 +19,7 @@ DEFAULT_PORT = 8765
 
 def register(subparsers: Any) -> None:
     """Add the `serve` command to the `ace` parser."""
-    parser = subparsers.add_parser("serve", help="serve the skills HTTP API (/memory/skills) over a skillbook file")
+    parser = subparsers.add_parser("serve", help="serve the skills HTTP API (/memory/skills) over a skillbook (file or postgresql:// URL)")
     from ace.cli._skillbook_file import skillbook_location
 
     parser.add_argument(

@@ -1,4 +1,4 @@
-"""`ace skillbook ...`: inspect a skillbook file, export it to Markdown or Agent Skills (SKILL.md
+"""`ace skillbook ...`: inspect a skillbook (file or postgresql:// URL), export it to Markdown or Agent Skills (SKILL.md
 folders), import SKILL.md folders, remove, activate or purge a skill."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     """Add the `skillbook` command group to the `ace` parser."""
-    group = subparsers.add_parser("skillbook", help="inspect and maintain a skillbook file")
+    group = subparsers.add_parser("skillbook", help="inspect and maintain a skillbook (JSON file or postgresql:// URL)")
     commands = group.add_subparsers(dest="skillbook_command", metavar="SUBCOMMAND", required=True)
 
     show = commands.add_parser("show", help="print the skills (active ones unless --all)")

@@ -31,7 +31,7 @@ def skill_summary(skill: Skill) -> dict[str, Any]:
 
 
 def skill_detail(skill: Skill) -> dict[str, Any]:
-    """What `read_skill` returns (seed 000): `skill_summary` plus `occurrences`, the newest
+    """What `read_skill` returns (the Skillbook v2 tool surface): `skill_summary` plus `occurrences`, the newest
     `READ_SKILL_OCCURRENCES` provenance records newest first, and `older_occurrences`, how many
     older ones were left out."""
     occurrences = list(skill.occurrences)

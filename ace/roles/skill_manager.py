@@ -27,7 +27,7 @@ __all__ = ["DEFAULT_HARMFUL_THRESHOLD", "SMDeps", "SkillManager", "SkillManagerI
 
 DEFAULT_HARMFUL_THRESHOLD = 3
 """The SkillManager's prompt tells it to remove a skill whose harmful_count reaches this when it
-encounters one (a rule the model follows, as seed 002 asks; no code removes skills by count)."""
+encounters one (a rule the model follows, as the SkillManager design asks; no code removes skills by count)."""
 
 class SkillManagerIncompleteError(AceError, RuntimeError):
     """The SkillManager session stopped before `finalize` (budget exhausted, model misbehaving, a
@@ -71,7 +71,7 @@ class SkillManager:
         """`model` is a model string or a pydantic-ai Model; `embedder` serves search_skills
         (None: retrieval's default); `harmful_threshold` is N in "remove skills whose
         harmful_count >= N"; `settings` go with every request (default `DEFAULT_SETTINGS`).
-        `sandbox_eval` opts in to the `sandbox_eval(code)` tool (seed 002): False (default) leaves it
+        `sandbox_eval` opts in to the `sandbox_eval(code)` tool: False (default) leaves it
         out; True gives each session a `Sandbox` cut like the RecursiveReflector's; a callable is
         the factory of each session's sandbox (e.g. `lambda: Sandbox(timeout_s=2)`). Raises
         ValueError when `harmful_threshold` < 1."""

@@ -95,6 +95,7 @@ def render_markdown(skills: Sequence[Skill], *, title: str = "Skillbook") -> str
                 f"harmful {skill.harmful_count}, neutral {skill.neutral_count}"
             )
             traces = sorted({source.trace_uid for source in skill.occurrences})
-            lines.append(f"- **Sources:** {len(skill.occurrences)} ({', '.join(traces) or 'none'})")
+            lines.append(f"- **Sources:** {len(traces)} trace(s) in {len(skill.occurrences)} record(s)"
+                         f"{': ' + ', '.join(traces) if traces else ''}")
             lines.append("")
     return "\n".join(lines)

@@ -73,7 +73,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     verify = subparsers.add_parser(
         "verify",
         help="check an e2e run folder (skillbook shape, embeddings, counters vs recorded injections)",
-        description="Seed 000's smoke checks on RUN_DIR/skillbook.json plus counters consistent with the "
+        description="The Skillbook v2 smoke checks on RUN_DIR/skillbook.json plus counters consistent with the "
                     "injections recorded in RUN_DIR/train/. Exit 0 when it passes, 1 naming the failing skill ids.",
     )
     verify.add_argument("run_dir", type=Path, metavar="RUN_DIR")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ace.atomic_write import write_text_atomic
+from ace.redaction import redact
 from ace.skillbook import Skill, Skillbook
 from ace_eval.e2e.paired import TrialOutcome, format_paired, paired_to_dict
 from ace_eval.e2e.runner import E2EReport
@@ -141,11 +142,24 @@ def _headline(metrics: Tau2Metrics) -> dict[str, Any]:
 def _config(report: E2EReport) -> dict[str, Any]:
     config = dataclasses.asdict(report.config)
     config.pop("api_key")
+    config["api_base"] = redact(config["api_base"]) if config["api_base"] else None
     config["traces"] = [str(path) for path in report.config.traces]
     config["output_dir"] = str(report.config.output_dir)
     config["train_epochs"] = report.config.epochs
     config["role_settings"] = {role: settings.to_dict() for role, settings in report.config.role_settings.items()}
     return config
+
+
+_ISSUE_CHARS = 80
+"""Characters of a skill's issue the Markdown table shows (report.json holds it whole)."""
+
+
+def _cell(text: str) -> str:
+    """`text` on one line, cut to `_ISSUE_CHARS`, safe inside a Markdown table cell."""
+    line = " ".join(text.split())
+    if len(line) > _ISSUE_CHARS:
+        line = line[: _ISSUE_CHARS - 3].rstrip() + "..."
+    return line.replace("\\", "\\\\").replace("|", "\\|")
 
 
 def _versions() -> dict[str, str | None]:
@@ -177,13 +191,13 @@ def _markdown(report: E2EReport, full: dict[str, Any]) -> str:
         lines += ["## Verify problems", "", *(f"- {line}" for line in full["verify_problems"]), ""]
     if report.paired is not None:
         lines += ["## Benchmark (paired)", "", "```", format_paired(report.paired), "```", ""]
-    lines += ["## Skills", "", "| skill | active | injected train / bench | pass rate injected / not | helpful / harmful / neutral | learned from |",
-              "|---|---|---|---|---|---|"]
+    lines += ["## Skills", "", "| skill | issue | active | injected train / bench | pass rate injected / not | helpful / harmful / neutral | learned from |",
+              "|---|---|---|---|---|---|---|"]
     for row in full["skills_attribution"]:
         rates = " / ".join("-" if r is None else f"{r:.2f}" for r in
                            (row["benchmark_pass_rate_injected"], row["benchmark_pass_rate_not_injected"]))
         lines.append(
-            f"| {row['id']} | {'yes' if row['active'] else 'no'} | {row['injected_in_training']} / "
+            f"| {row['id']} | {_cell(row['issue'])} | {'yes' if row['active'] else 'no'} | {row['injected_in_training']} / "
             f"{row['injected_in_benchmark']} | {rates} | {row['helpful_count']} / {row['harmful_count']} / "
             f"{row['neutral_count']} | {len(row['learned_from'])} trace(s) |"
         )

@@ -1,4 +1,4 @@
-"""`ace-eval verify RUN_DIR`: check a run folder the way seed 000's smoke test does, plus attribution.
+"""`ace-eval verify RUN_DIR`: check a run folder the way the Skillbook v2 smoke test does, plus attribution.
 
 Checks (each problem names the skill ids involved):
 - `skillbook.json` loads as a v2 skillbook; its `.embeddings.npz` sidecar exists and holds a vector

@@ -14,8 +14,11 @@ from pydantic_ai.messages import (
     ToolCallPart,
 )
 from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.models.instrumented import InstrumentedModel
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
+
+from ace import tracing
 
 __all__ = ["ModelTurn", "append_request_part", "request_model"]
 
@@ -57,7 +60,9 @@ async def request_model(
     tools: Sequence[ToolDefinition],
     settings: ModelSettings | None,
 ) -> ModelResponse:
-    """One `model.request` with `system_prompt` first, then `history`; text output allowed."""
+    """One `model.request` with `system_prompt` first, then `history`; text output allowed. The
+    request is a `chat` span like the roles' (`ace.tracing.instrumentation`), so span queries count
+    the agent's and the user simulator's requests too."""
     messages: list[ModelMessage] = [ModelRequest(parts=[SystemPromptPart(content=system_prompt)])]
     for message in history:
         if isinstance(message, ModelRequest):
@@ -66,4 +71,5 @@ async def request_model(
         else:
             messages.append(message)
     parameters = ModelRequestParameters(function_tools=list(tools), allow_text_output=True)
-    return await model.request(messages, settings, parameters)
+    instrumented = InstrumentedModel(model, tracing.instrumentation())
+    return await instrumented.request(messages, settings, parameters)

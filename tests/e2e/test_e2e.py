@@ -130,7 +130,10 @@ def test_default_cli_run_exits_0_and_verifies(tmp_path: Path, capsys: pytest.Cap
     assert [phase["name"] for phase in report["phases"]] == ["learning", "benchmark: baseline", "benchmark: with skills"]
     assert report["phases"][0]["usage"]["skill_manager"]["requests"] > 0
     assert {row["id"] for row in report["skills_attribution"]} == {s.id for s in Skillbook.load_from_file(out / "skillbook.json").skills()}
-    assert (out / "report.md").read_text().startswith("# ace-eval e2e run")
+    markdown = (out / "report.md").read_text()
+    assert markdown.startswith("# ace-eval e2e run")
+    for skill in Skillbook.load_from_file(out / "skillbook.json").skills():  # each row names its skill's issue
+        assert f"| {skill.id} | {' '.join(skill.issue.split())[:60]}" in markdown
     assert len((out / "train_log.jsonl").read_text().splitlines()) == 4
     assert main(["verify", str(out)]) == 0
 

@@ -114,3 +114,17 @@ def test_source_summary_counts_by_epoch_system_trace_and_operation(skillbook: Sk
         "skills_with_sources": 2,
         "skills_without_sources": 0,
     }
+
+
+def test_markdown_source_count_is_the_number_of_traces_it_lists(skillbook: Skillbook, source: InsightSource) -> None:
+    from ace.skillbook import render_markdown
+
+    skillbook.tag_skill("context-00001", 1, insight_source=source)
+    skillbook.tag_skill("context-00001", 1, insight_source=source)  # the same trace again
+    skillbook.tag_skill("context-00001", 0, insight_source=source.replace(trace_id="task-8"))
+    [line] = [line for line in render_markdown(skillbook.skills()).splitlines()
+              if line.startswith("- **Sources:**") and "task-8" in line]
+
+    listed = line.split(": ", 1)[1].split(", ")
+    assert line.startswith(f"- **Sources:** {len(listed)} trace(s) in 4 record(s)")
+    assert listed == sorted([f"api:{getpass.getuser()}", "tau2-airline:task-7", "tau2-airline:task-8"])
