@@ -10,7 +10,8 @@ same model (`litellm_model_name` maps one to the other). A local OpenAI-compatib
 `metered(model, meter)` wraps any model so that its requests, tokens and cost add up in a
 `UsageMeter`. `RequestSettings` is what every request of a role carries (output cap, temperature,
 timeout, seed); `context_window(model)` how many input tokens a model takes. `recovering(model)` repairs
-a small model's broken tool calls (prose instead of a call, a call cut at the output cap).
+a small model's broken tool calls (prose instead of a call, a call cut at the output cap) and makes
+its responses valid Unicode; `valid_unicode_messages` does the same for a whole history.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from ace.models._recovery import RecoveringModel, RecoveryEvent, recovering  # n
 from ace.models._resolve import OFFLINE_MODEL_NAME, PYDANTIC_AI_PROVIDERS, litellm_model_name, resolve_model  # noqa: E402
 from ace.models._settings import DEFAULT_CONTEXT_WINDOW, RequestSettings, context_window  # noqa: E402
 from ace.models._usage import UsageMeter, UsageTotals, metered  # noqa: E402
+from ace.models._valid_unicode import valid_unicode_messages  # noqa: E402
 
 __all__ = [
     "DEFAULT_CONTEXT_WINDOW",
@@ -42,4 +44,5 @@ __all__ = [
     "metered",
     "recovering",
     "resolve_model",
+    "valid_unicode_messages",
 ]
