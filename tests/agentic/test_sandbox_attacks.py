@@ -195,6 +195,55 @@ def test_a_killed_host_takes_its_worker_and_then_its_folder_with_it(host_signal:
     assert not workdir.exists()
 
 
+def test_a_live_hosts_folder_survives_another_sandbox_start():
+    host = subprocess.Popen([sys.executable, "-c", HOST_SCRIPT], stdout=subprocess.PIPE)
+    try:
+        assert host.stdout is not None
+        worker = json.loads(host.stdout.readline())["pid"]
+        workdir = Path(os.readlink(f"/proc/{worker}/cwd"))
+        with Sandbox() as next_sandbox:
+            assert next_sandbox.execute("print(1)").stdout == "1\n"
+        assert workdir.is_dir() and host.poll() is None
+    finally:
+        host.kill()
+        host.wait()
+
+
+def test_a_worker_whose_host_closed_the_request_pipe_exits_while_its_code_runs(box: Sandbox):
+    # The host stays alive (no parent-death signal) and the code ignores SIGXCPU: only the EOF
+    # watchdog can end the worker within the wait.
+    forged = box.execute(ESCAPE + LIBC + WORKER_LOCALS + FORGED_REPLY
+                         + f"libc.signal({signal.SIGXCPU}, ctypes.c_void_p(1))\nwhile True: pass\n")
+    assert forged.stdout == "FORGED"
+    worker = box.process_id
+    assert worker is not None
+    request_pipe = os.readlink(f"/proc/{worker}/fd/0")
+    host_end = next(int(fd) for fd in os.listdir("/proc/self/fd")
+                    if _readlink(f"/proc/self/fd/{fd}") == request_pipe)
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, host_end)  # closes the host's end, keeps the descriptor number valid for close()
+    os.close(null)
+    assert wait_until_gone(worker), "the worker went on after its request pipe closed"
+
+
+def _readlink(path: str) -> str | None:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
+def test_a_worker_started_from_a_thread_that_has_ended_lives_on():
+    # The parent-death signal follows the thread that forked: the host forks from one long-lived thread.
+    with Sandbox(timeout_s=3.0) as sandbox:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            assert pool.submit(sandbox.execute, "kept = 41").result().error is None
+        # The pool's thread has ended here.
+        pid = sandbox.process_id
+        result = sandbox.execute("print(kept + 1)")
+        assert (result.stdout, result.state_lost, sandbox.process_id) == ("42\n", False, pid)
+
+
 def test_a_host_that_closes_its_sandbox_removes_the_folder(box: Sandbox):
     workdir = Path(os.readlink(f"/proc/{box.process_id}/cwd"))
     box.close()
