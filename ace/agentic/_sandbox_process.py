@@ -126,11 +126,11 @@ class WorkerProcess:
         """The worker's process id (also its process group and session id)."""
         return self._process.pid
 
-    def confined(self) -> None:
+    def note_started(self) -> None:
         """Note the CPU-time limit the worker set itself (call once it has answered its first request)."""
         self._started = _Evidence.read(self._process.pid)
 
-    def call_starts(self) -> None:
+    def note_call_start(self) -> None:
         """Note the out-of-memory killer's count, to tell later whether it acted during this call."""
         self._oom_kills_before = _oom_kills()
 

@@ -71,8 +71,8 @@ DEFAULT_MAX_OUTPUT_CHARS = 20_000
 _WORKER = Path(__file__).with_name("_sandbox_worker.py")
 _STARTUP_TIMEOUT_S = 30.0
 _DEFAULT_CPU_CALLS = 30
-"""`cpu_time_s` defaults to this many calls' worth of `timeout_s` (a Recursive Reflector session
-makes at most `max_requests`, 30 by default, calls)."""
+"""`cpu_time_s` defaults to this many calls' worth of `timeout_s`: a worker's life is usually one
+role session (the Recursive Reflector's allows 30 requests by default)."""
 _RESULT_FIELDS = {"stdout": str, "stderr": str, "memory_exceeded": bool, "truncated": bool}
 
 
@@ -178,7 +178,7 @@ class Sandbox:
                 self._start_worker()
             assert self._process is not None and self._channel is not None
             deadline = time.monotonic() + self.timeout_s
-            self._process.call_starts()
+            self._process.note_call_start()
             try:
                 return self._result(self._channel.request({"op": "exec", "code": code}, deadline))
             except TimeoutError:
@@ -225,7 +225,7 @@ class Sandbox:
         max_frame = 3 * 12 * (self.max_output_chars + 2 * MARKER_ROOM) + 4096
         self._channel = Channel(process.request_fd, process.reply_fd, max_frame)
         deadline = time.monotonic() + _STARTUP_TIMEOUT_S
-        process.call_starts()
+        process.note_call_start()
         try:
             hello = self._channel.request({"op": "hello"}, deadline)
         except (TimeoutError, EOFError, FrameError) as exc:
@@ -233,9 +233,10 @@ class Sandbox:
                 ended = process.describe_end(self._stop_worker(), self.memory_mb)
             else:
                 self._stop_worker()
-                ended = repr(exc)
+                ended = (f"no answer within {_STARTUP_TIMEOUT_S} s" if not isinstance(exc, FrameError)
+                         else f"an invalid answer ({exc})")
             raise SandboxError(f"the sandbox worker failed to start: {ended}") from exc
-        process.confined()
+        process.note_started()
         self._kernel_filter_active = hello.get("kernel_filter") is True
         if not self._kernel_filter_active:
             reason = unavailable or hello.get("filter_error") or "unknown reason"
