@@ -1,15 +1,15 @@
 """The host's handle on one sandbox worker process: started, stopped, and its end described.
 
-- Workers are forked by one long-lived daemon thread of the host (`_Spawner`): the worker's
-  parent-death signal (armed by the worker, `_sandbox_confine.die_with_host`) fires when the THREAD
-  that forked it ends, so forking from a short-lived thread (asyncio.to_thread, a thread pool)
-  would kill the worker when that thread ended.
+- Workers are forked by the main thread or by one long-lived daemon thread of the host
+  (`_Spawner`): the worker's parent-death signal (armed by the worker,
+  `_sandbox_confine.die_with_host`) fires when the THREAD that forked it ends, so forking from a
+  short-lived thread (asyncio.to_thread, a thread pool) would kill the worker when that thread ended.
 - Each worker runs in its own session, in a `Workdir` that is removed on `stop()` or, if this
   process dies first, by the next sandbox start of the same user (`sweep_orphans`).
 - How a worker ended is described from what the host can observe, never guessed: its exit status,
   its CPU time and soft CPU-time limit (read from /proc while it is a zombie, before it is reaped)
-  and whether the kernel's out-of-memory killer acted during the call (the `oom_kill` counter of
-  /proc/vmstat). The kernel raises the soft CPU limit by one second each time it sends SIGXCPU for
+  and whether the kernel's out-of-memory killer acted while it lived (the `oom_kill` counter of
+  /proc/vmstat, read when it started: 40 us, too slow to read before every call). The kernel raises the soft CPU limit by one second each time it sends SIGXCPU for
   it, and the worker cannot change its limits, so a soft limit above the one it started with proves
   the limit was reached (CPU-time figures alone would not: /proc's tick-sampled times differ from
   the kernel's limit accounting by several percent). A signal the code sent itself is not blamed
@@ -65,7 +65,10 @@ _spawner: tuple[int, _Spawner] | None = None
 
 
 def _spawn(function: Callable[[], _T]) -> _T:
+    """`function()` on a thread that lives as long as this process: the main thread, or the spawner."""
     global _spawner
+    if threading.current_thread() is threading.main_thread():
+        return function()
     with _spawner_lock:
         if _spawner is None or _spawner[0] != os.getpid():  # a forked child has no spawner thread
             _spawner = (os.getpid(), _Spawner())
@@ -127,11 +130,9 @@ class WorkerProcess:
         return self._process.pid
 
     def note_started(self) -> None:
-        """Note the CPU-time limit the worker set itself (call once it has answered its first request)."""
+        """Note the CPU-time limit the worker set itself and the out-of-memory killer's count (call
+        once the worker has answered its first request)."""
         self._started = _Evidence.read(self._process.pid)
-
-    def note_call_start(self) -> None:
-        """Note the out-of-memory killer's count, to tell later whether it acted during this call."""
         self._oom_kills_before = _oom_kills()
 
     def wait_for_exit(self, deadline: float) -> bool:
@@ -223,8 +224,8 @@ def _describe(returncode: int | None, cpu_s: float | None, cpu_limit_hit: bool |
         if cpu_limit_hit:
             return f"{killed}: it used up its CPU-time limit{used} and went on after SIGXCPU"
         if oom_acted:
-            return (f"{killed} while the kernel's out-of-memory killer was acting: most likely it was the "
-                    "killer's victim")
+            return (f"{killed}; the kernel's out-of-memory killer acted while it ran, so it may have been the "
+                    "killer's victim (it cannot be told for sure)")
         if oom_acted is False:
             return (f"{killed}, not by the sandbox's timeout and not by the kernel's out-of-memory killer (its "
                     "counter did not move): the code or another process sent the signal")

@@ -20,6 +20,7 @@ flag (see `ace.agentic._sandbox_channel`).
 
 from __future__ import annotations
 
+import _thread
 import ast
 import builtins
 import importlib.util
@@ -28,7 +29,6 @@ import json
 import os
 import select
 import sys
-import threading
 import traceback
 from typing import TYPE_CHECKING, Any
 
@@ -215,7 +215,7 @@ def main() -> None:
         os.dup2(null_fd, fd)
     os.close(null_fd)
     sys.stdin = io.StringIO("")
-    threading.Thread(target=exit_when_the_host_hangs_up, args=(0,), name="eof-watchdog", daemon=True).start()
+    _thread.start_new_thread(exit_when_the_host_hangs_up, (0,))  # does not wait for the thread to run
     kernel_filter, filter_error = confine.confine(config["memory_mb"], config["cpu_time_s"], config["host_pid"],
                                                   config["seccomp_binding"])
 

@@ -178,7 +178,6 @@ class Sandbox:
                 self._start_worker()
             assert self._process is not None and self._channel is not None
             deadline = time.monotonic() + self.timeout_s
-            self._process.note_call_start()
             try:
                 return self._result(self._channel.request({"op": "exec", "code": code}, deadline))
             except TimeoutError:
@@ -225,7 +224,6 @@ class Sandbox:
         max_frame = 3 * 12 * (self.max_output_chars + 2 * MARKER_ROOM) + 4096
         self._channel = Channel(process.request_fd, process.reply_fd, max_frame)
         deadline = time.monotonic() + _STARTUP_TIMEOUT_S
-        process.note_call_start()
         try:
             hello = self._channel.request({"op": "hello"}, deadline)
         except (TimeoutError, EOFError, FrameError) as exc:
