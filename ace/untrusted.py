@@ -22,6 +22,7 @@ __all__ = [
     "check_text",
     "parse_json",
     "quote",
+    "valid_unicode",
 ]
 
 MAX_QUOTE_CHARS = 200
@@ -65,6 +66,17 @@ def check_text(text: str, what: str) -> str:
             "send UTF-8 text"
         ) from None
     return text
+
+
+def valid_unicode(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD, so that it encodes as UTF-8.
+
+    For text that must go on whatever it holds (model output on its way to a prompt or a file);
+    a high and low surrogate written as two code points become the one character they encode.
+    """
+    if text.isascii():
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def parse_json(data: str | bytes, what: str, *, max_depth: int = MAX_JSON_DEPTH) -> Any:

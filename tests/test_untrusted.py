@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ace.untrusted import MAX_JSON_DEPTH, UntrustedInputError, check_text, parse_json, quote
+from ace.untrusted import MAX_JSON_DEPTH, UntrustedInputError, check_text, parse_json, quote, valid_unicode
 
 
 @pytest.mark.parametrize(("data", "reason"), [
@@ -60,3 +60,25 @@ def test_quote_is_short_printable_and_encodable(value: object) -> None:
     assert len(text) <= 203
     assert "\x1b" not in text and "\x00" not in text
     text.encode("utf-8")
+
+
+@pytest.mark.parametrize(("text", "valid"), [
+    ("plain", "plain"),
+    ("caf\u00e9 \U0001F600", "caf\u00e9 \U0001F600"),
+    ("a\ud800b", "a\ufffdb"),
+    ("\udc00", "\ufffd"),
+    ("\udc00\ud800", "\ufffd\ufffd"),  # a low then a high surrogate is no pair
+    ("\ud83d\ude00", "\U0001F600"),  # a pair written as two code points is the character it encodes
+])
+def test_valid_unicode_replaces_lone_surrogates_only(text: str, valid: str) -> None:
+    assert valid_unicode(text) == valid
+    valid_unicode(text).encode("utf-8")
+
+
+@given(st.text(alphabet=st.characters(min_codepoint=0xD7F0, max_codepoint=0xE010)))
+def test_valid_unicode_always_encodes_and_keeps_valid_text(text: str) -> None:
+    result = valid_unicode(text)
+    result.encode("utf-8")
+    assert len(result) <= len(text)
+    if all(not 0xD800 <= ord(char) <= 0xDFFF for char in text):
+        assert result == text

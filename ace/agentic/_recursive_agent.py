@@ -22,7 +22,14 @@ from pydantic_ai.usage import RunUsage, UsageLimits
 from ace import tracing
 from ace.agentic._compaction import HistoryCompactor
 from ace.agentic._config import AgenticConfig, BudgetExhausted
-from ace.models import RecoveryEvent, RequestSettings, context_window, recovering, resolve_model
+from ace.models import (
+    RecoveryEvent,
+    RequestSettings,
+    context_window,
+    recovering,
+    resolve_model,
+    valid_unicode_messages,
+)
 
 __all__ = ["RecursiveAgent", "RecursiveRun"]
 
@@ -80,7 +87,9 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
     same tools and instructions, capped at `child_budget_fraction` of the parent's remaining budget,
     whose usage counts against the parent. Spans: `{span_label}.session` around a run,
     `{span_label}.child` around each child, `{span_label}.compaction`, plus pydantic-ai's own
-    instrumentation (model requests and tool calls; see `instrument`).
+    instrumentation (model requests and tool calls; see `instrument`). Before each request, lone
+    surrogates anywhere in the history (model output, tool results, the prompt) are replaced by
+    U+FFFD, so a session never ends with UnicodeEncodeError.
     """
 
     def __init__(
@@ -196,13 +205,14 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         agent.instrument = self._instrument
         return agent
 
-    def _capabilities(self) -> list[AbstractCapability[DepsT]] | None:
-        capabilities: list[AbstractCapability[DepsT]] = []
+    def _capabilities(self) -> list[AbstractCapability[DepsT]]:
+        # Valid Unicode first: the compactor sends the history to a summary model too.
+        capabilities: list[AbstractCapability[DepsT]] = [ProcessHistory(valid_unicode_messages)]
         if self._compactor is not None:
             capabilities.append(ProcessHistory(self._compactor))
         if self._prepare_output_tools is not None:
             capabilities.append(PrepareOutputTools(self._prepare_output_tools))
-        return capabilities or None
+        return capabilities
 
     def _recurse_tool(self, depth: int, parent_budget: _Budget) -> Tool[DepsT]:
         async def recurse(ctx: RunContext[DepsT], task: str) -> Any:

@@ -5,8 +5,10 @@ empty temporary directory, with an empty environment. It imports only the standa
 the pyseccomp file the host names), so it starts fast and never loads the ace package.
 
 Start-up, before any request is read: the allowed modules are imported, the reply descriptor is
-moved off fd 1 (fds 1 and 2 become /dev/null), then `_sandbox_confine.confine` sets the rlimits,
-leaves root and loads the seccomp filter. Model code runs only after that.
+moved off fd 1 (fds 1 and 2 become /dev/null), the EOF watchdog starts (a thread that ends the
+process as soon as the host's end of the request pipe closes, even while code runs), then
+`_sandbox_confine.confine` sets the rlimits, leaves root, arms the parent-death signal and loads the
+seccomp filter. Model code runs only after that.
 
 Protocol. Requests on fd 0: a 4-byte big-endian length, then JSON
 {"op": "hello" | "load" | "exec", "nonce": hex, ...}. One reply per request on the reply
@@ -18,12 +20,14 @@ flag (see `ace.agentic._sandbox_channel`).
 
 from __future__ import annotations
 
+import _thread
 import ast
 import builtins
 import importlib.util
 import io
 import json
 import os
+import select
 import sys
 import traceback
 from typing import TYPE_CHECKING, Any
@@ -45,6 +49,14 @@ _STDLIB_LAZY = frozenset({"_strptime"})
 
 def truncation_marker(total: int, limit: int) -> str:
     return f"\n... [output truncated: {total} characters, showing the first {limit}]"
+
+
+def valid_unicode(text: str) -> str:
+    """`text` with lone surrogates replaced by U+FFFD (as `ace.untrusted.valid_unicode`, which this
+    process cannot import): the host refuses replies that hold any."""
+    if text.isascii():
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 class BoundedWriter(io.TextIOBase):
@@ -69,7 +81,7 @@ class BoundedWriter(io.TextIOBase):
         return len(text)
 
     def value(self) -> str:
-        text = "".join(self._parts)
+        text = valid_unicode("".join(self._parts))
         if self.total > self._limit:
             text += truncation_marker(self.total, self._limit)
         return text
@@ -147,7 +159,7 @@ def execute(code: str, namespace: dict[str, Any], max_output_chars: int) -> dict
         sys.stdout, sys.stderr = saved
     truncated = max(stdout.total, stderr.total, len(error or "")) > max_output_chars
     return {"stdout": stdout.value(), "stderr": stderr.value(), "error": None if error is None else
-            cut(error, max_output_chars), "memory_exceeded": memory_exceeded, "truncated": truncated}
+            valid_unicode(cut(error, max_output_chars)), "memory_exceeded": memory_exceeded, "truncated": truncated}
 
 
 def read_exactly(fd: int, size: int) -> bytes:
@@ -166,6 +178,14 @@ def write_frame(fd: int, nonce: bytes, body: bytes) -> None:
     view = memoryview(frame)
     while view:
         view = view[os.write(fd, view):]
+
+
+def exit_when_the_host_hangs_up(fd: int) -> None:
+    """Block until the write end of the request pipe `fd` is closed (the host is gone), then exit."""
+    poller = select.poll()
+    poller.register(fd, 0)  # no events asked: poll returns only on hang-up, error or a closed fd
+    poller.poll()
+    os._exit(0)
 
 
 def load_confine_module() -> Any:
@@ -195,7 +215,9 @@ def main() -> None:
         os.dup2(null_fd, fd)
     os.close(null_fd)
     sys.stdin = io.StringIO("")
-    kernel_filter, filter_error = confine.confine(config["memory_mb"], config["seccomp_binding"])
+    _thread.start_new_thread(exit_when_the_host_hangs_up, (0,))  # does not wait for the thread to run
+    kernel_filter, filter_error = confine.confine(config["memory_mb"], config["cpu_time_s"], config["host_pid"],
+                                                  config["seccomp_binding"])
 
     sandbox_builtins = dict(vars(builtins))
     sandbox_builtins["__import__"] = restricted_import(allowed)
@@ -214,7 +236,6 @@ def main() -> None:
                 namespace.update(request["variables"])
                 reply = {"stdout": "", "stderr": "", "error": None, "memory_exceeded": False, "truncated": False}
             else:
-                confine.renew_cpu_limit(config["timeout_s"])
                 reply = execute(request["code"], namespace, max_output_chars)
             body = json.dumps(reply).encode()
         except MemoryError:

@@ -4,22 +4,30 @@ A security boundary for code that runs over untrusted data (traces may hold text
 and the model may follow it), within these limits. On Linux the process that runs model code is
 confined by the KERNEL before it reads its first request (`_sandbox_confine`): a seccomp allow-list
 refuses exec, fork (threads only), sockets, pipes, opening any file (so no file writes and no file
-reads either), ptrace, mount and every other system call pure computation does not need; rlimits cap
-its address space, file size (0), descriptors, processes and CPU time (renewed before each call to
-the CPU time used so far plus the timeout plus 2 s, a stop for a runaway the host is no longer
-watching); it runs in its own session, in an empty temporary directory (removed afterwards), with an
-empty environment, and as `nobody` when started as root. The host kills the whole process group at
-the wall-clock timeout and on `close()`. Replies travel in frames the host validates
-(`_sandbox_channel`): code that writes fake frames can at most change what its own call reports as
-stdout/stderr/error/memory_exceeded; `timed_out`, `state_lost` and the description of a dead process
-are decided by the host alone, and the next call always gets its own reply.
+reads either), the metadata of any path (the stat family), `fcntl` commands that would make a pipe
+signal another process or stall the host, ptrace, mount, every rlimit change and every other system
+call pure computation does not need; rlimits cap its address space, file size (0), descriptors,
+processes and CPU time (`cpu_time_s` for the worker's whole life: SIGXCPU, then SIGKILL); it runs in
+its own session, in an empty temporary directory, with an empty environment, and as `nobody` when
+started as root. It dies with its host: the kernel sends it SIGKILL when the host dies
+(PR_SET_PDEATHSIG), and a watchdog thread ends it when the host's end of its request pipe closes;
+its folder is removed by the host on `close()`, or, if the host died, by the next sandbox start of
+the same user (`_sandbox_workdir`). The host kills the whole process group at the wall-clock
+timeout and on `close()`. Every read and write between host and worker waits only until the
+call's deadline, so `timeout_s` bounds every call and `close()` always returns. Replies travel in
+frames the host validates (`_sandbox_channel`): code that writes fake frames can at most change
+what its own call reports as stdout/stderr/error/memory_exceeded; `timed_out`, `state_lost` and the
+description of a dead process are decided by the host alone (from what it can observe: exit
+status, CPU time, the out-of-memory killer's counter), and the next call always gets its own reply.
+Output comes back as valid Unicode (lone surrogates replaced by U+FFFD).
 
 NOT covered: model code can read and change everything inside its own process, so it can change
 what later calls of the same sandbox compute (like redefining a variable, only hidden); it can use
-all the CPU time and memory it is given; the kernel attack surface of the allowed system calls
-remains. Where seccomp is unavailable (not Linux, pyseccomp or libseccomp missing, the filter fails
-to load) the sandbox refuses to start unless built with `require_kernel_filter=False`, which leaves
-only the Python-level import whitelist, the rlimits and the process separation (no boundary: a
+all the CPU time and memory it is given (including, after forging its own reply, CPU time between
+calls, up to `cpu_time_s`); the kernel attack surface of the allowed system calls remains. Where
+seccomp is unavailable (not Linux, pyseccomp or libseccomp missing, the filter fails to load) the
+sandbox refuses to start unless built with `require_kernel_filter=False`, which leaves only the
+Python-level import whitelist, the rlimits and the process separation (no boundary: a
 `SandboxConfinementWarning` is issued and `kernel_filter_active` is False).
 """
 
@@ -27,16 +35,12 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
-import shutil
-import signal
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 import warnings
-import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +48,7 @@ from types import TracebackType
 from typing import Any
 
 from ace.agentic._sandbox_channel import Channel, FrameError
+from ace.agentic._sandbox_process import WorkerProcess
 from ace.agentic._sandbox_worker import MARKER_ROOM, cut
 from ace.errors import AceError
 
@@ -65,6 +70,9 @@ DEFAULT_MAX_OUTPUT_CHARS = 20_000
 
 _WORKER = Path(__file__).with_name("_sandbox_worker.py")
 _STARTUP_TIMEOUT_S = 30.0
+_DEFAULT_CPU_CALLS = 30
+"""`cpu_time_s` defaults to this many calls' worth of `timeout_s`: a worker's life is usually one
+role session (the Recursive Reflector's allows 30 requests by default)."""
 _RESULT_FIELDS = {"stdout": str, "stderr": str, "memory_exceeded": bool, "truncated": bool}
 
 
@@ -103,7 +111,8 @@ class Sandbox:
 
     What is enforced, and by what, is in the module docstring. Each `execute` call is limited to
     `timeout_s` of wall-clock time, enforced by this process killing the worker's process group, so
-    it works from any thread; the worker's address space is capped at `memory_mb` (RLIMIT_AS);
+    it works from any thread; the worker's address space is capped at `memory_mb` (RLIMIT_AS) and
+    its CPU time over its whole life at `cpu_time_s` (RLIMIT_CPU; default 30 x `timeout_s`);
     stdout, stderr and the error are captured per call and cut to `max_output_chars` (by the worker
     and again by this process); `import` is limited to `allowed_imports`. After a kill the worker
     restarts transparently on the next call with the `start` variables reloaded (the result of the
@@ -112,23 +121,28 @@ class Sandbox:
     """
 
     def __init__(self, *, timeout_s: float = 10.0, memory_mb: int = 512, max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
-                 allowed_imports: frozenset[str] = DEFAULT_IMPORTS, require_kernel_filter: bool = True) -> None:
+                 allowed_imports: frozenset[str] = DEFAULT_IMPORTS, require_kernel_filter: bool = True,
+                 cpu_time_s: float | None = None) -> None:
         """`require_kernel_filter=False` lets the sandbox run where seccomp is unavailable, with no
-        security boundary (a `SandboxConfinementWarning` at each worker start; see `kernel_filter_active`)."""
-        if timeout_s <= 0 or memory_mb < 64 or max_output_chars < 1:
-            raise ValueError(f"need timeout_s > 0, memory_mb >= 64, max_output_chars >= 1; got "
-                             f"timeout_s={timeout_s}, memory_mb={memory_mb}, max_output_chars={max_output_chars}")
+        security boundary (a `SandboxConfinementWarning` at each worker start; see `kernel_filter_active`).
+        `cpu_time_s` is the CPU time one worker may use over its life (all its calls, and anything
+        it leaves running); at the limit it is killed and the next call starts a fresh one."""
+        cpu_time_s = _DEFAULT_CPU_CALLS * timeout_s if cpu_time_s is None else cpu_time_s
+        if timeout_s <= 0 or memory_mb < 64 or max_output_chars < 1 or not cpu_time_s > 0 or math.isinf(cpu_time_s):
+            raise ValueError(f"need timeout_s > 0, memory_mb >= 64, max_output_chars >= 1, finite cpu_time_s > 0; "
+                             f"got timeout_s={timeout_s}, memory_mb={memory_mb}, max_output_chars={max_output_chars}, "
+                             f"cpu_time_s={cpu_time_s}")
         self.timeout_s = timeout_s
+        self.cpu_time_s = cpu_time_s
         self.memory_mb = memory_mb
         self.max_output_chars = max_output_chars
         self.allowed_imports = frozenset(allowed_imports)
         self.require_kernel_filter = require_kernel_filter
         self._lock = threading.Lock()
-        self._process: subprocess.Popen[bytes] | None = None
+        self._process: WorkerProcess | None = None
         self._channel: Channel | None = None
         self._kernel_filter_active: bool | None = None
         self._variables: dict[str, Any] | None = None
-        self._finalizer: weakref.finalize[[subprocess.Popen[bytes], str], Sandbox] | None = None
 
     @property
     def kernel_filter_active(self) -> bool | None:
@@ -163,16 +177,15 @@ class Sandbox:
             if self._process is None:
                 self._start_worker()
             assert self._process is not None and self._channel is not None
+            deadline = time.monotonic() + self.timeout_s
             try:
-                reply = self._channel.request({"op": "exec", "code": code}, time.monotonic() + self.timeout_s)
-                return self._result(reply)
+                return self._result(self._channel.request({"op": "exec", "code": code}, deadline))
             except TimeoutError:
-                self._stop_worker()
-                return ExecutionResult(stdout="", stderr="", timed_out=True, state_lost=True,
-                                       error=f"execution stopped after the {self.timeout_s}s timeout; the sandbox "
-                                             "was restarted and variables defined by earlier code were lost")
+                return self._timed_out()
             except EOFError:
-                ended = _describe_exit(self._stop_worker(), self.memory_mb)
+                if not self._process.wait_for_exit(deadline):
+                    return self._timed_out()  # it closed its pipes and went on running
+                ended = self._process.describe_end(self._stop_worker(), self.memory_mb)
                 return ExecutionResult(stdout="", stderr="", state_lost=True,
                                        error=f"{ended}; the sandbox was restarted and variables defined by "
                                              "earlier code were lost")
@@ -199,23 +212,29 @@ class Sandbox:
         if unavailable is not None and self.require_kernel_filter:
             raise SandboxError(f"the sandbox needs a seccomp kernel filter and cannot have one: {unavailable}. "
                                "Pass require_kernel_filter=False to run model code WITHOUT a security boundary.")
-        config = {"memory_mb": self.memory_mb, "timeout_s": self.timeout_s, "max_output_chars": self.max_output_chars,
-                  "allowed_imports": sorted(self.allowed_imports), "seccomp_binding": binding}
-        workdir = tempfile.mkdtemp(prefix="ace-sandbox-")
-        process = subprocess.Popen([sys.executable, "-I", "-S", "-B", str(_WORKER), json.dumps(config)],
-                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                   cwd=workdir, env={}, start_new_session=True)
-        assert process.stdin is not None and process.stdout is not None
+        config = {"memory_mb": self.memory_mb, "cpu_time_s": self.cpu_time_s, "max_output_chars": self.max_output_chars,
+                  "allowed_imports": sorted(self.allowed_imports), "seccomp_binding": binding,
+                  "host_pid": os.getpid()}
+        try:
+            process = WorkerProcess([sys.executable, "-I", "-S", "-B", str(_WORKER), json.dumps(config)])
+        except OSError as exc:
+            raise SandboxError(f"the sandbox worker could not be started: {exc}") from exc
         self._process = process
-        self._finalizer = weakref.finalize(self, _kill, process, workdir)
         # Worst case JSON: 12 bytes per character (an escaped surrogate pair) in three fields.
         max_frame = 3 * 12 * (self.max_output_chars + 2 * MARKER_ROOM) + 4096
-        self._channel = Channel(process.stdin.fileno(), process.stdout.fileno(), max_frame)
+        self._channel = Channel(process.request_fd, process.reply_fd, max_frame)
+        deadline = time.monotonic() + _STARTUP_TIMEOUT_S
         try:
-            hello = self._channel.request({"op": "hello"}, time.monotonic() + _STARTUP_TIMEOUT_S)
+            hello = self._channel.request({"op": "hello"}, deadline)
         except (TimeoutError, EOFError, FrameError) as exc:
-            ended = _describe_exit(self._stop_worker(), self.memory_mb) if isinstance(exc, EOFError) else repr(exc)
+            if isinstance(exc, EOFError) and process.wait_for_exit(deadline):
+                ended = process.describe_end(self._stop_worker(), self.memory_mb)
+            else:
+                self._stop_worker()
+                ended = (f"no answer within {_STARTUP_TIMEOUT_S} s" if not isinstance(exc, FrameError)
+                         else f"an invalid answer ({exc})")
             raise SandboxError(f"the sandbox worker failed to start: {ended}") from exc
+        process.note_started()
         self._kernel_filter_active = hello.get("kernel_filter") is True
         if not self._kernel_filter_active:
             reason = unavailable or hello.get("filter_error") or "unknown reason"
@@ -236,9 +255,13 @@ class Sandbox:
 
     def _stop_worker(self) -> int | None:
         process, self._process, self._channel = self._process, None, None
-        if process is None or self._finalizer is None:
-            return None
-        return self._finalizer()
+        return None if process is None else process.stop()
+
+    def _timed_out(self) -> ExecutionResult:
+        self._stop_worker()
+        return ExecutionResult(stdout="", stderr="", timed_out=True, state_lost=True,
+                               error=f"execution stopped after the {self.timeout_s}s timeout; the sandbox "
+                                     "was restarted and variables defined by earlier code were lost")
 
     def _result(self, reply: dict[str, Any]) -> ExecutionResult:
         """Check the reply's shape and cut its texts: the worker's own cuts are not trusted."""
@@ -266,42 +289,3 @@ def _seccomp_binding() -> tuple[str | None, str | None]:
     if spec is None or spec.origin is None:
         return None, "the pyseccomp package is not installed (it also needs the system's libseccomp2)"
     return spec.origin, None
-
-
-def _describe_exit(returncode: int | None, memory_mb: int) -> str:
-    """A truthful sentence about how the worker ended."""
-    if returncode is None:
-        return "the sandbox process ended"
-    if returncode >= 0:
-        return f"the code ended the sandbox process (exit status {returncode})"
-    number = -returncode
-    try:
-        name = signal.Signals(number).name
-    except ValueError:
-        name = f"signal {number}"
-    if number == signal.SIGXCPU:
-        return "the sandbox process was killed by SIGXCPU: it used up its CPU-time limit"
-    if number == getattr(signal, "SIGSYS", None):
-        return "the sandbox process was killed by SIGSYS: the kernel filter stopped a forbidden system call"
-    if number == signal.SIGKILL:
-        return ("the sandbox process was killed by SIGKILL, not by the sandbox's timeout: most likely the "
-                "kernel's out-of-memory killer (it cannot be told for sure)")
-    if number in (signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT):
-        return (f"the sandbox process was killed by {name}: the interpreter crashed; with the address space "
-                f"capped at {memory_mb} MB memory exhaustion is a possible cause (it cannot be told for sure)")
-    return f"the sandbox process was killed by {name}"
-
-
-def _kill(process: subprocess.Popen[bytes], workdir: str) -> int | None:
-    """Kill the worker's whole process group, reap it, close its pipes and remove its directory."""
-    if process.returncode is None:
-        try:
-            os.killpg(process.pid, signal.SIGKILL)  # the group outlives a dead but unreaped leader
-        except (ProcessLookupError, PermissionError):
-            process.kill()
-    returncode = process.wait()
-    for stream in (process.stdin, process.stdout):
-        if stream is not None:
-            stream.close()
-    shutil.rmtree(workdir, ignore_errors=True)
-    return returncode

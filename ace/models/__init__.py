@@ -10,7 +10,8 @@ same model (`litellm_model_name` maps one to the other). A local OpenAI-compatib
 `metered(model, meter)` wraps any model so that its requests, tokens and cost add up in a
 `UsageMeter`. `RequestSettings` is what every request of a role carries (output cap, temperature,
 timeout, seed); `context_window(model)` how many input tokens a model takes. `recovering(model)` repairs
-a small model's broken tool calls (prose instead of a call, a call cut at the output cap).
+a small model's broken tool calls (prose instead of a call, a call cut at the output cap) and makes
+its responses valid Unicode; `valid_unicode_messages` does the same for a whole history.
 
 `missing_credentials(model)` names the environment variables a provider needs that are not set
 (fast for the common providers: no litellm import); a refused or missing credential at request time
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from ace.models._resolve import OFFLINE_MODEL_NAME, resolve_model
     from ace.models._settings import DEFAULT_CONTEXT_WINDOW, RequestSettings, context_window
     from ace.models._usage import UsageMeter, UsageTotals, metered
+    from ace.models._valid_unicode import valid_unicode_messages
 
 __all__ = [
     "KNOWN_PROVIDER_KEYS",
@@ -58,6 +60,7 @@ __all__ = [
     "missing_credentials",
     "recovering",
     "resolve_model",
+    "valid_unicode_messages",
 ]
 
 _EXPORTS: dict[str, str] = {
@@ -81,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "missing_credentials": "ace.models._credentials",
     "recovering": "ace.models._recovery",
     "resolve_model": "ace.models._resolve",
+    "valid_unicode_messages": "ace.models._valid_unicode",
 }
 """Where each lazily imported name of `__all__` lives."""
 

@@ -38,6 +38,7 @@ from pydantic_ai.settings import ModelSettings, merge_model_settings
 from pydantic_ai.tools import ToolDefinition
 
 from ace import tracing
+from ace.models._valid_unicode import valid_unicode_messages
 
 __all__ = ["RecoveringModel", "RecoveryEvent", "recovering"]
 
@@ -78,7 +79,8 @@ def recovering(model: Model) -> RecoveringModel:
 
 
 class RecoveringModel(WrapperModel):
-    """`wrapped`, with truncated tool calls and prose instead of a tool call repaired; see `recovering`."""
+    """`wrapped`, with truncated tool calls and prose instead of a tool call repaired and every response made
+    valid Unicode (lone surrogates replaced); see `recovering`."""
 
     def __init__(self, wrapped: Model) -> None:
         super().__init__(wrapped)
@@ -94,6 +96,7 @@ class RecoveringModel(WrapperModel):
                       model_request_parameters: ModelRequestParameters) -> ModelResponse:
         started = datetime.now(UTC), time.monotonic()
         response = await self.wrapped.request(messages, model_settings, model_request_parameters)
+        (response,) = valid_unicode_messages([response])
         if response.state != "complete":  # pydantic-ai continues a suspended response; it is not ours to judge
             return response
         if (cut := _truncated_call(response)) is not None:

@@ -8,6 +8,7 @@ from pydantic import BaseModel, Field
 
 from ace.roles.outputs import ReflectorOutput
 from ace.skillbook import Skill, render_prompt
+from ace.untrusted import valid_unicode
 
 __all__ = ["Analysis", "render_task_inputs"]
 
@@ -22,12 +23,13 @@ class Analysis(BaseModel):
     key_insight: str = Field(description="The single reusable lesson (one sentence).")
 
     def to_output(self) -> ReflectorOutput:
+        """The reflection, as valid Unicode (lone surrogates replaced): it goes on into prompts and skills."""
         return ReflectorOutput(
-            reasoning=self.reasoning,
-            error_identification=self.error_identification,
-            root_cause_analysis=self.root_cause_analysis,
-            correct_approach=self.correct_approach,
-            key_insight=self.key_insight,
+            reasoning=valid_unicode(self.reasoning),
+            error_identification=valid_unicode(self.error_identification),
+            root_cause_analysis=valid_unicode(self.root_cause_analysis),
+            correct_approach=valid_unicode(self.correct_approach),
+            key_insight=valid_unicode(self.key_insight),
         )
 
 

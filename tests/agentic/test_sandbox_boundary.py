@@ -239,14 +239,14 @@ def test_os_exit_zero_is_reported_as_the_code_ending_the_process_not_as_memory(b
 
 
 def test_a_death_by_signal_names_the_signal(box: Sandbox):
-    result = box.execute(ESCAPE + "os.kill(os.getpid(), 24)")  # SIGXCPU, as the CPU-time limit sends it
+    result = box.execute(ESCAPE + "os.kill(os.getpid(), 15)")
     assert result.state_lost
-    assert "killed by SIGXCPU" in (result.error or "") and "CPU-time limit" in (result.error or "")
+    assert "killed by SIGTERM" in (result.error or "")
     assert_still_works(box)
 
 
 def test_the_worker_is_confined_as_declared(box: Sandbox):
-    assert_still_works(box)  # the CPU-time limit is set before each call
+    assert_still_works(box)
     status = Path(f"/proc/{box.process_id}/status").read_text()
     assert "\nSeccomp:\t2\n" in status and "\nNoNewPrivs:\t1\n" in status
     if os.geteuid() == 0:
@@ -257,7 +257,8 @@ def test_the_worker_is_confined_as_declared(box: Sandbox):
     assert limits["Max file size"] == ["0", "0"]
     assert limits["Max open files"] == ["16", "16"]
     assert limits["Max processes"] == ["0", "0"]
-    assert 3 < int(limits["Max cpu time"][0]) <= 3 + 3 + 2  # CPU used so far + timeout + 2 s
+    soft, hard = (int(value) for value in limits["Max cpu time"])  # start-up CPU + 30 x timeout_s, then +1 s
+    assert 90 <= soft <= 90 + 2 and hard == soft + 1
     assert Path(f"/proc/{box.process_id}/environ").read_bytes() == b""
     assert box.kernel_filter_active is True
 

@@ -120,3 +120,28 @@ async def test_single_pass_without_submission_is_a_failed_reflection(script) -> 
 
     assert reflection.failed
     assert "single tool-call pass" in reflection.failure_reason
+
+
+async def test_lone_surrogates_in_the_trace_the_sandbox_output_and_the_submission_do_not_end_the_session() -> None:
+    from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelResponse
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.usage import RequestUsage
+
+    turns = [[ToolCallPart("execute_code", {"code": "print('printed', chr(0xd800))"})],
+             _finalize(key_insight="lesson \udc00")]
+    sent: list[bytes] = []
+
+    def respond(messages: list[Any], info: Any) -> ModelResponse:
+        # What an HTTP client does with the request: encoding raises on a lone surrogate.
+        sent.append(ModelMessagesTypeAdapter.dump_json(messages))
+        # Usage given, so that FunctionModel does not estimate it from the surrogate in our own arguments.
+        return ModelResponse(parts=turns[len(sent) - 1], usage=RequestUsage(input_tokens=1, output_tokens=1))
+
+    reflection = await RecursiveReflector(FunctionModel(respond)).reflect(
+        trace={"messages": [{"role": "user", "content": "trace text \ud800"}]})
+
+    assert not reflection.failed
+    assert reflection.key_insight == "lesson \ufffd"
+    assert len(sent) == 2
+    assert b"trace text \\ufffd" in sent[0] or "trace text \ufffd".encode() in sent[0]
+    assert "printed \ufffd".encode() in sent[1] or b"printed \\ufffd" in sent[1]
