@@ -30,7 +30,7 @@ from ace.skillbook import Skillbook
 
 DEV_SET = Path(__file__).resolve().parents[1] / "tests" / "data" / "matching" / "matching_dev.json"
 LIMIT = 3
-ABSTENTION_TARGET = 0.9
+ABSTENTION_TARGET = 0.95
 
 
 def load_dev_set(path: Path) -> tuple[Skillbook, list[dict], set[str]]:
