@@ -1,21 +1,36 @@
 """Benchmark retrieve_top_k on a synthetic skillbook (default 5,000 skills) with the local embedder.
 
 Prints: index build time (embedding every skill, and from stored vectors), incremental update times,
-p50/p95 query latency per mode excluding and including query embedding, the index's memory, and
-BM25 scoring with rank-bm25 vs bm25s on the same documents.
+p50/p95 query latency per mode excluding and including query embedding, the index's memory, BM25
+scoring with rank-bm25 vs bm25s on the same documents, and, side by side in the same run, ace-framework
+0.13.0's own `retrieve_top_k` on the same skills, vectors and queries (both excluding the query
+embedding) with the ratio of the two p50s.
 
     python benchmarks/retrieval.py [--skills 5000] [--queries 300] [--seed 0]
+                                   [--reference-queries 30] [--ace013-wheel PATH | --no-reference]
+
+ace-framework 0.13.0 needs Python >= 3.12 to install, and its top-level package is also called `ace`,
+so it runs in a child process (benchmarks/ace013_retrieve.py) with the unpacked wheel first on
+PYTHONPATH. Without --ace013-wheel the wheel is fetched once with `pip download` into
+results/ace-framework-0.13.0/ and checked against its pinned sha256.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
+import json
 import os
 import random
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
+import zipfile
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
@@ -38,6 +53,9 @@ PROBLEMS = [
     "the policy differs for basic economy", "the change applies to every leg at once",
     "the date format is ambiguous", "the tool times out on long histories",
 ]
+ACE013_WHEEL = "ace_framework-0.13.0-py3-none-any.whl"
+ACE013_WHEEL_SHA256 = "b0d75cf6ea191e818eafbd763f182b6eb90285c64ec1817a9ef5182517d64bbe"
+ACE013_CACHE = Path(__file__).resolve().parents[1] / "results" / "ace-framework-0.13.0"
 ACTIONS = [
     "verify the user's identity first", "quote the policy text verbatim", "ask before any write",
     "list every option with its price", "transfer to a human when the policy forbids it",
@@ -97,6 +115,10 @@ def main() -> None:
     parser.add_argument("--skills", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--reference-queries", type=int, default=30,
+                        help="queries timed on ace-framework 0.13 (each takes ~0.2 s at 5,000 skills)")
+    parser.add_argument("--ace013-wheel", type=Path, help="a local ace_framework-0.13.0 wheel (else pip download)")
+    parser.add_argument("--no-reference", action="store_true", help="skip the ace-framework 0.13 comparison")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     embedder = default_embedder()
@@ -146,6 +168,61 @@ def main() -> None:
     print(f"  hybrid   including query embed {p50:7.3f}  {p95:7.3f}")
 
     compare_bm25_libraries([terms_of(skill.embedding_text()) for skill in skillbook.skills()], queries)
+    if not args.no_reference:
+        reference = queries[: args.reference_queries]
+        compare_with_ace013(skillbook, reference, embedder, cached, args.ace013_wheel or fetch_ace013_wheel())
+
+
+def fetch_ace013_wheel() -> Path:
+    """The ace-framework 0.13.0 wheel in results/, downloaded with pip on first use."""
+    wheel = ACE013_CACHE / ACE013_WHEEL
+    if not wheel.is_file():
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
+             "--python-version", "3.12", "--dest", str(ACE013_CACHE), "ace-framework==0.13.0"],
+            check=True,
+        )
+    return wheel
+
+
+def compare_with_ace013(
+    skillbook: Skillbook, queries: Sequence[str], embedder: Embedder, cached: SkillIndex, wheel: Path
+) -> None:
+    """p50 of ace-framework 0.13.0's retrieve_top_k and of ours on the same skills, search vectors and
+    queries, measured one after the other in this run; both exclude the query embedding."""
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    if digest != ACE013_WHEEL_SHA256:
+        raise SystemExit(f"{wheel} has sha256 {digest}, expected {ACE013_WHEEL_SHA256}; delete it and rerun")
+    skills = skillbook.skills()
+    with tempfile.TemporaryDirectory() as folder:
+        unpacked = Path(folder) / "ace-framework-0.13.0"
+        with zipfile.ZipFile(wheel) as archive:
+            archive.extractall(unpacked)
+        inputs = Path(folder) / "inputs.npz"
+        np.savez(
+            inputs,
+            sections=np.array([skill.section for skill in skills]),
+            issues=np.array([skill.issue for skill in skills]),
+            insights=np.array([skill.insight or "" for skill in skills]),
+            keywords=np.array(["|".join(skill.keywords) for skill in skills]),
+            skill_vectors=np.stack([np.asarray(skill.embedding) for skill in skills]),
+            queries=np.array(list(queries)),
+            query_vectors=embedder.embed(list(queries)),
+        )
+        child = subprocess.run(
+            [sys.executable, str(Path(__file__).with_name("ace013_retrieve.py")), str(inputs)],
+            env={**os.environ, "PYTHONPATH": str(unpacked)}, capture_output=True, text=True, check=False,
+        )
+    if child.returncode != 0:
+        raise SystemExit(f"ace-framework 0.13 run failed:\n{child.stderr[-2000:]}")
+    theirs = json.loads(child.stdout.strip().splitlines()[-1])["seconds"]
+    ours_p50, ours_p95 = percentiles_ms(lambda q: cached.search(q, top_k=5), queries)
+    theirs_p50, theirs_p95 = (float(np.percentile(theirs, q) * 1e3) for q in (50, 95))
+    print(f"\nretrieve_top_k(top_k=5), hybrid, {len(skills)} skills, {len(queries)} queries, query embedding excluded")
+    print("                          p50 ms   p95 ms")
+    print(f"  ace-framework 0.13.0  {theirs_p50:9.2f} {theirs_p95:8.2f}   (BM25 rebuilt per query, cosines in a Python loop)")
+    print(f"  ace (this repository) {ours_p50:9.3f} {ours_p95:8.3f}")
+    print(f"  ratio of p50s: {theirs_p50 / ours_p50:.0f}x faster   (target >= 100x)")
 
 
 def compare_bm25_libraries(documents: list[list[str]], queries: Sequence[str]) -> None:

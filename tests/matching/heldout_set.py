@@ -248,6 +248,23 @@ EXPECTED: dict[str, list[str]] = {
 }
 
 
+def _categories() -> dict[str, str]:
+    """Each task's category, following the groups of `EXPECTED` in order (the comments above)."""
+    without_gold = [task for task, gold in EXPECTED.items() if not gold]
+    groups = [("irrelevant", 8), ("same_domain", 8), ("draft_trap", 2)]
+    assert len(without_gold) == sum(size for _, size in groups), "update the groups with EXPECTED"
+    categories = {task: ("tie" if len(gold) > 1 else "relevant") for task, gold in EXPECTED.items() if gold}
+    start = 0
+    for name, size in groups:
+        categories.update((task, name) for task in without_gold[start : start + size])
+        start += size
+    return categories
+
+
+CATEGORIES: dict[str, str] = _categories()
+"""Each task of `EXPECTED` -> its category: relevant, tie, irrelevant, same_domain (a skill's domain,
+not its situation) or draft_trap (an inactive skill's situation)."""
+
 def build_heldout_skillbook() -> Skillbook:
     """A skillbook holding `SKILLS` (ids as in the `SKILLS` docstring)."""
     skillbook = Skillbook()
