@@ -67,16 +67,17 @@ def format_error_line(error: SkillbookFormatError) -> str:
     return terminal_text("; ".join([str(error), *getattr(error, "__notes__", [])]), one_line=True)
 
 
-def load_skillbook(path: Path | str, *, missing_ok: bool = False) -> Skillbook:
+def load_skillbook(path: Path | str, *, missing_ok: bool = False, vectors: bool = True) -> Skillbook:
     """Load `path`; raises `CommandError` with a one-line reason when it is missing (unless
-    `missing_ok`: then an empty skillbook) or invalid, or its database cannot be reached."""
+    `missing_ok`: then an empty skillbook) or invalid, or its database cannot be reached.
+    `vectors=False` skips a file's embeddings sidecar (commands that only read the text)."""
     from ace.skillbook import Skillbook, SkillbookFormatError  # numpy and friends: only once a command runs
 
     if missing_ok and not is_database_url(path) and not Path(path).exists():
         return Skillbook()
     require_file(path)
     try:
-        return Skillbook.load_from_file(path)
+        return Skillbook.load_from_file(path, vectors=vectors)
     except SkillbookFormatError as exc:
         raise CommandError(format_error_line(exc)) from None
     except SkillbookStorageError as exc:

@@ -103,7 +103,7 @@ def _require(skillbook: Skillbook, skill_id: str, path: Path | str) -> Skill:
 
 
 def _show(args: argparse.Namespace) -> int:
-    skills = load_skillbook(args.path).skills(include_inactive=args.all)
+    skills = load_skillbook(args.path, vectors=False).skills(include_inactive=args.all)
     for skill in skills:
         if args.section and skill.section != args.section:
             continue
@@ -121,21 +121,21 @@ def _show(args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    skillbook = load_skillbook(args.path)
+    skillbook = load_skillbook(args.path, vectors=False)
     report = {**skillbook.stats(), "sources": skillbook.source_summary()}
     print(json_terminal_text(json.dumps(report, indent=2, ensure_ascii=False, default=str)))
     return 0
 
 
 def _sources(args: argparse.Namespace) -> int:
-    skill = _require(load_skillbook(args.path), args.skill_id, args.path)
+    skill = _require(load_skillbook(args.path, vectors=False), args.skill_id, args.path)
     occurrences = [source.to_dict() for source in skill.occurrences]
     print(json_terminal_text(json.dumps(occurrences, indent=2, ensure_ascii=False)))
     return 0
 
 
 def _export_md(args: argparse.Namespace) -> int:
-    skillbook = load_skillbook(args.path)
+    skillbook = load_skillbook(args.path, vectors=False)
     try:
         title = args.path.stem if isinstance(args.path, Path) else "skillbook"
         write_text_atomic(args.output, render_markdown(skillbook.skills(include_inactive=True), title=title))
@@ -148,7 +148,7 @@ def _export_md(args: argparse.Namespace) -> int:
 def _export_skills(args: argparse.Namespace) -> int:
     from ace.skillbook.agent_skills import SkillMdError, export_agent_skills
 
-    skillbook = load_skillbook(args.path)
+    skillbook = load_skillbook(args.path, vectors=False)
     try:
         report = export_agent_skills(skillbook, args.out_dir)
     except SkillMdError as exc:

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ace.skillbook._operations import UpdateBatch, UpdateOperation
     from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, ManualOrigin, OperationType, Relation, TraceRef, manual_source
     from ace.skillbook._reports import render_markdown, render_prompt
-    from ace.skillbook._sidecar import embedding_sidecar_path
+    from ace.skillbook._storage import embedding_sidecar_path
     from ace.skillbook._skill import MAX_KEYWORD_LENGTH, Section, Skill, VALID_SECTIONS, normalize_keywords, skill_id_order
     from ace.skillbook._skillbook import Skillbook
     from ace.skillbook._view import SkillbookView
@@ -70,7 +70,7 @@ _EXPORTS: dict[str, str] = {
     "UpdateBatch": "ace.skillbook._operations",
     "UpdateOperation": "ace.skillbook._operations",
     "VALID_SECTIONS": "ace.skillbook._skill",
-    "embedding_sidecar_path": "ace.skillbook._sidecar",
+    "embedding_sidecar_path": "ace.skillbook._storage",
     "manual_source": "ace.skillbook._provenance",
     "normalize_keywords": "ace.skillbook._skill",
     "render_markdown": "ace.skillbook._reports",

@@ -33,13 +33,13 @@ import numpy as np
 
 from ace.skillbook._checks import read_limited
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError
+from ace.skillbook._storage import embedding_sidecar_path
 from ace.skillbook._skill import EMBEDDING_FIELDS, MAX_EMBEDDING_DIMENSION, EmbeddingKind, Skill, as_embedding
 from ace.untrusted import UntrustedInputError, check_text, quote
 
 __all__ = [
     "StoredEmbeddings",
     "attach_vectors",
-    "embedding_sidecar_path",
     "read_embeddings",
     "sidecar_size_limit",
     "text_digest",
@@ -70,13 +70,6 @@ _READ_ERRORS = (
 """What the zip and npy readers raise on damaged bytes (SkillbookError is a ValueError)."""
 
 _Headers = dict[bytes, tuple[tuple[int, ...], bool, np.dtype]]
-
-
-def embedding_sidecar_path(path: str | os.PathLike[str]) -> Path:
-    """`dir/name.json` -> `dir/name.embeddings.npz` (the name ace-framework 0.13 uses). The Skillbook
-    passes the resolved path (`os.path.realpath`), so a symlink and its target share one sidecar."""
-    path = Path(path)
-    return path.with_name(f"{path.stem}.embeddings.npz")
 
 
 def sidecar_size_limit(skills: int) -> int:

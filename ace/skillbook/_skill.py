@@ -7,14 +7,15 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Literal, get_args
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ace.skillbook._checks import MAX_INTEGER, integer, required_text, text, timestamp
 from ace.skillbook._errors import SkillbookError
 from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, Relation
 from ace.untrusted import quote
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "EMBEDDING_FIELDS",
@@ -110,6 +111,8 @@ def as_embedding(vector: Any, what: str) -> np.ndarray:
     """`vector` as a read-only 1-d float32 array; raises `SkillbookError` unless it is a non-empty,
     finite 1-d vector of numbers (ints or floats, not bools, strings or objects) with at most
     MAX_EMBEDDING_DIMENSION values. `what` names the vector in the message."""
+    import numpy as np  # here: skills read without vectors (a command line) never load numpy
+
     if isinstance(vector, np.ndarray) and vector.dtype == np.float32 and not vector.flags.writeable:
         array = vector  # already validated or read from a file: no copy
     else:

@@ -12,10 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from os import PathLike
 from pathlib import Path
-from typing import Any
-
-import filelock
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ace import tracing
 from ace.atomic_write import write_atomic
@@ -35,23 +32,22 @@ from ace.skillbook._skill import (
     skill_id_order,
     utc_now,
 )
-from ace.skillbook._sidecar import (
-    StoredEmbeddings,
-    attach_vectors,
-    embedding_sidecar_path,
-    read_embeddings,
-    write_embeddings,
-)
 from ace.skillbook._storage import (
     MAX_SKILLBOOK_BYTES,
     StoredSkillbook,
     decode_skillbook,
+    embedding_sidecar_path,
     encode_skillbook,
     id_number,
 )
 from ace.skillbook._store import is_database_url
 from ace.skillbook._view import SkillbookView
 from ace.untrusted import quote
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ace.skillbook._sidecar import StoredEmbeddings
 
 __all__ = ["Skillbook"]
 
@@ -478,12 +474,17 @@ class Skillbook:
                 document = encode_skillbook(skills, self._last_numbers, self._similarity_decisions)
             span.set_attribute("skills", len(skills))
             path.parent.mkdir(parents=True, exist_ok=True)
+            from ace.skillbook._sidecar import write_embeddings  # numpy: loaded by the first save
+
             write_atomic(embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model, match_model))
             write_atomic(path, lambda handle: handle.write(document))
 
     @classmethod
-    def load_from_file(cls, path: str | PathLike[str]) -> Skillbook:
+    def load_from_file(cls, path: str | PathLike[str], *, vectors: bool = True) -> Skillbook:
         """Load `path` and, if present, its `.embeddings.npz` sidecar (absent = no embeddings).
+        `vectors=False` leaves the sidecar unread: for reading skills as text (a command line
+        showing them starts faster); such a skillbook is not for saving over the file, which would
+        drop the vectors.
 
         Vectors whose recorded text digest does not match the skill are dropped (stale cache).
         Raises `OSError` (e.g. `FileNotFoundError`) when the file cannot be read, and
@@ -491,8 +492,8 @@ class Skillbook:
         format v2 required — regenerate" for another schema; otherwise naming the file, skill id and
         field). A symlink is resolved first, so the sidecar is the one beside the real file.
 
-        A `postgresql://` URL is read from the database in one consistent snapshot
-        (`SkillbookStorageError` when it cannot be reached).
+        A `postgresql://` URL is read from the database in one consistent snapshot, vectors
+        included whatever `vectors` says (`SkillbookStorageError` when it cannot be reached).
         """
         if is_database_url(path):
             from ace.skillbook import _pg_store
@@ -501,7 +502,12 @@ class Skillbook:
         path = Path(os.path.realpath(path))
         with tracing.span("skillbook.load", path=str(path)) as span:
             stored = decode_skillbook(read_limited(path, MAX_SKILLBOOK_BYTES), str(path))
-            embeddings = read_embeddings(embedding_sidecar_path(path), len(stored.skills))
+            embeddings = None
+            sidecar = embedding_sidecar_path(path)
+            if vectors and sidecar.exists():
+                from ace.skillbook._sidecar import read_embeddings  # numpy: only when there are vectors
+
+                embeddings = read_embeddings(sidecar, len(stored.skills))
             skillbook = cls()
             skillbook._restore(stored, embeddings, str(path))
             span.set_attribute("skills", len(skillbook))
@@ -527,6 +533,8 @@ class Skillbook:
             with _pg_store.locked(cls, str(path), timeout=timeout) as skillbook:
                 yield skillbook
             return
+        import filelock  # here: it costs tens of milliseconds, and only writers need it
+
         path = Path(os.path.realpath(path))
         with filelock.FileLock(f"{path}.lock", timeout=timeout):
             skillbook = cls.load_from_file(path) if path.exists() else cls()
@@ -615,7 +623,13 @@ class Skillbook:
     def _restore(self, stored: StoredSkillbook, embeddings: StoredEmbeddings | None, source: str) -> None:
         """Fill an empty skillbook from decoded files."""
         skills = {skill.id: skill for skill in stored.skills}
-        models = attach_vectors(skills, embeddings, source)
+        models: dict[EmbeddingKind, str | None] = {"search": None, "match": None}
+        if embeddings is not None or any(
+            skill.embedding is not None or skill.match_embedding is not None for skill in skills.values()
+        ):
+            from ace.skillbook._sidecar import attach_vectors
+
+            models = attach_vectors(skills, embeddings, source)
         with self._lock:
             self._skills = skills
             self._last_numbers = dict(stored.last_numbers)

@@ -10,9 +10,11 @@ raises `SkillbookFormatError` naming the file and the field, never another excep
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError
@@ -21,6 +23,7 @@ from ace.untrusted import UntrustedInputError, parse_json, quote
 
 __all__ = [
     "MAX_SKILLBOOK_BYTES",
+    "embedding_sidecar_path",
     "SCHEMA_VERSION",
     "StoredSkillbook",
     "decode_skillbook",
@@ -129,3 +132,10 @@ def decode_skillbook(data: bytes, source: str) -> StoredSkillbook:
     if not isinstance(decisions, dict):
         raise _format_error(source, f"similarity_decisions must be an object, got {quote(decisions)}")
     return StoredSkillbook(skills, last_numbers, decisions)
+
+
+def embedding_sidecar_path(path: str | os.PathLike[str]) -> Path:
+    """`dir/name.json` -> `dir/name.embeddings.npz` (the name ace-framework 0.13 uses). The Skillbook
+    passes the resolved path (`os.path.realpath`), so a symlink and its target share one sidecar."""
+    path = Path(path)
+    return path.with_name(f"{path.stem}.embeddings.npz")
