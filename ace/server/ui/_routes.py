@@ -228,14 +228,18 @@ def mount(app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike
 
 def _counters_svg(skill: Skill) -> str:
     history = counter_history(skill)
-    chart = new_chart("Line", height=260, x_label_rotation=0, show_minor_x_labels=False,
-                      x_labels_major_count=8, min_scale=1, include_x_axis=True, legend_at_bottom=True,
-                      title=f"Tags of {skill.id} over time")
-    chart.x_labels = [point.label for point in history] or ["none yet"]
-    for label in ("helpful", "harmful", "neutral"):
-        chart.add(label, [getattr(point, label) for point in history] or [0])
+    series = [("helpful", "#1a7f37"), ("harmful", "#cf222e"), ("neutral", "#57606a")]
     if any(point.unknown for point in history):
-        chart.add("outcome not recorded", [point.unknown for point in history])
+        series.append(("unknown", "#8250df"))
+    top = max((getattr(point, name) for point in history for name, _ in series), default=0)
+    chart = new_chart("Line", colors=tuple(color for _, color in series), height=260, legend_at_bottom=True,
+                      x_labels_major_count=8, show_minor_x_labels=False, include_x_axis=True,
+                      title=f"Tags of {skill.id} after each TAG occurrence")
+    chart.x_labels = [point.label for point in history] or ["none yet"]
+    chart.y_labels = list(range(0, top + 1, max(1, top // 8 + (top % 8 > 0))))
+    for name, _ in series:
+        label = "outcome not recorded" if name == "unknown" else name
+        chart.add(label, [getattr(point, name) for point in history] or [0])
     last = history[-1] if history else None
     summary = (f"after {len(history)} tags: helpful {last.helpful}, harmful {last.harmful}, neutral {last.neutral}"
                if last is not None else "never tagged")

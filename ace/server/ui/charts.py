@@ -15,7 +15,7 @@ CHART_COLORS = ("#0b5cad", "#b35900", "#1a7f37", "#cf222e", "#57606a", "#8250df"
 """Series colours, each with a contrast of at least 4.5:1 on white."""
 
 
-def _style() -> Any:
+def _style(colors: tuple[str, ...]) -> Any:
     from pygal.style import Style
 
     return Style(
@@ -24,7 +24,7 @@ def _style() -> Any:
         foreground="#1f2328",
         foreground_strong="#1f2328",
         foreground_subtle="#57606a",
-        colors=CHART_COLORS,
+        colors=colors,
         font_family="system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
         label_font_size=13,
         major_label_font_size=13,
@@ -35,12 +35,14 @@ def _style() -> Any:
     )
 
 
-def new_chart(kind: str, **config: Any) -> Any:
-    """A pygal chart of `kind` (e.g. "Line", "Bar", "HorizontalBar") with the shared style, no
-    tooltip script and a width of 720 x 300 unless `config` says otherwise."""
+def new_chart(kind: str, *, colors: tuple[str, ...] = CHART_COLORS, **config: Any) -> Any:
+    """A pygal chart of `kind` (e.g. "Line", "Bar", "HorizontalBar") with the shared style (series
+    in `colors`, in order), no tooltip script and a size of 720 x 300 unless `config` says otherwise."""
     import pygal
 
-    settings: dict[str, Any] = {"style": _style(), "js": [], "width": 720, "height": 300, "disable_xml_declaration": True}
+    settings: dict[str, Any] = {
+        "style": _style(colors), "js": [], "width": 720, "height": 300, "disable_xml_declaration": True,
+    }
     settings.update(config)
     return getattr(pygal, kind)(**settings)
 
