@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -50,9 +52,12 @@ def page(browser: Any) -> Iterator[Any]:
 def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding one finished `ace-eval e2e` run folder (`run_scripted`): offline scripted
     roles, 4 tasks, every skill injected, so the benchmark has injected skills to attribute."""
-    from ace_eval.cli import main
-
     runs = tmp_path_factory.mktemp("runs")
-    status = main(["e2e", "--task-limit", "4", "--skill-injection", "all", "--output-dir", str(runs / "run_scripted")])
-    assert status == 0
+    # A process of its own: the session's browser keeps an event loop on this thread, and e2e runs one too.
+    command = "import sys; from ace_eval.cli import main; sys.exit(main())"
+    subprocess.run(
+        [sys.executable, "-c", command, "e2e", "--task-limit", "4", "--skill-injection", "all",
+         "--output-dir", str(runs / "run_scripted")],
+        check=True, capture_output=True, timeout=600,
+    )
     return runs
