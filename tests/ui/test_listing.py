@@ -101,3 +101,20 @@ def test_a_tag_whose_text_names_no_outcome_counts_as_unknown(learning_text, outc
 
     assert (point.neutral, point.unknown) == ((1, 0) if outcome == "neutral" else (0, 1))
     assert point.label == "#2"
+
+
+def test_nearest_skills_are_same_section_active_skills_and_twins_are_duplicates():
+    from ace.retrieval import default_embedder
+    from ace.server.ui._neighbours import NearestSkills
+
+    skillbook = build_ui_skillbook()
+    nearest = NearestSkills(default_embedder())
+
+    [twin] = nearest.nearest(skillbook, skillbook.get_skill("harness-00001"))  # type: ignore[arg-type]
+    of_inactive = nearest.nearest(skillbook, skillbook.get_skill("context-00007"), limit=3)  # type: ignore[arg-type]
+
+    assert (twin.skill.id, twin.duplicate) == ("harness-00002", True) and twin.similarity == pytest.approx(1.0)
+    assert len(of_inactive) == 3
+    assert all(n.skill.active and n.skill.section == "context" and not n.duplicate for n in of_inactive)
+    assert [n.similarity for n in of_inactive] == sorted((n.similarity for n in of_inactive), reverse=True)
+    assert "context-00001" in [n.skill.id for n in of_inactive]  # the other Kubernetes skill

@@ -26,7 +26,7 @@ from ._listing import (
     ListingCache,
     ListingQuery,
 )
-from ._neighbours import DUPLICATE_THRESHOLD, nearest_skills
+from ._neighbours import DUPLICATE_THRESHOLD, NearestSkills
 from ._render import REPORT_HEADERS, SVG_HEADERS, UI_HEADERS, Renderer
 from ._runs import list_runs, read_report_file, run_folder
 from .charts import chart_svg, new_chart
@@ -74,6 +74,7 @@ def mount(app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike
     guard = EditGuard(hostnames=options.edit_hostnames) if options.allow_edits else None
     renderer = Renderer({"location": display, "edits": guard is not None, "runs_on": options.runs_dir is not None})
     listings = ListingCache()
+    nearest = NearestSkills(followed.matcher.embedder)
     router = APIRouter(prefix="/ui", include_in_schema=False)
 
     def page(template: str, nav: str, *, status: int = 200, **context: Any) -> HTMLResponse:
@@ -121,7 +122,7 @@ def mount(app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike
                               "skillbook")
         neighbours, neighbour_error = [], None
         try:
-            neighbours = nearest_skills(skillbook, skill, followed.matcher.embedder, limit=NEAREST)
+            neighbours = nearest.nearest(skillbook, skill, limit=NEAREST)
         except EmbeddingError as error:
             neighbour_error = str(error)
         notice = _NOTICES.get(request.query_params.get("done", ""))
