@@ -23,10 +23,10 @@ PHONE = {"width": 390, "height": 844}
 
 
 def screenshot(page: Any, name: str) -> Path:
-    """Save a full-page screenshot as `results/ui_screenshots/<name>.png` and return its path."""
+    """Save a screenshot of the viewport as `results/ui_screenshots/<name>.png` and return its path."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path))
     return path
 
 
