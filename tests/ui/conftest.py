@@ -50,9 +50,10 @@ def page(browser: Any) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder holding one finished `ace-eval e2e` run folder (`run_scripted`): offline scripted
-    roles, 4 tasks, every skill injected, so the benchmark has injected skills to attribute."""
-    runs = tmp_path_factory.mktemp("runs")
+    """`results/e2e` of a fresh work folder, holding one finished `ace-eval e2e` run folder
+    (`run_scripted`): offline scripted roles, 4 tasks, every skill injected, so the benchmark has
+    injected skills to attribute."""
+    runs = tmp_path_factory.mktemp("work") / "results" / "e2e"
     # A process of its own: the session's browser keeps an event loop on this thread, and e2e runs one too.
     command = "import sys; from ace_eval.cli import main; sys.exit(main())"
     subprocess.run(

@@ -22,11 +22,16 @@ PHONE = {"width": 390, "height": 844}
 """A phone's viewport in CSS pixels."""
 
 
-def screenshot(page: Any, name: str) -> Path:
-    """Save a screenshot of the viewport as `results/ui_screenshots/<name>.png` and return its path."""
+def screenshot(page: Any, name: str, height: int | None = None) -> Path:
+    """Save a screenshot of the viewport (or of the page's top `height` pixels) as
+    `results/ui_screenshots/<name>.png` and return its path."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path))
+    if height is None:
+        page.screenshot(path=str(path))
+    else:
+        page.screenshot(path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": page.viewport_size["width"],
+                                                               "height": height})
     return path
 
 
@@ -41,14 +46,18 @@ class Server:
     process: subprocess.Popen[bytes]
 
 
-def start_server(skillbook: Path, *flags: str) -> Server:
-    """Start `ace serve skillbook *flags` on a free port of 127.0.0.1 and wait until it answers."""
+def start_server(skillbook: Path, *flags: str, cwd: Path | None = None) -> Server:
+    """Start `ace serve skillbook *flags` on a free port of 127.0.0.1 and wait until it answers.
+
+    The server runs in `cwd` (default: the skillbook's folder) and is given paths relative to it,
+    as a person would type them (pages show them)."""
+    cwd = cwd if cwd is not None else skillbook.parent
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     process = subprocess.Popen(
-        [sys.executable, "-c", ACE, "serve", str(skillbook), "--port", str(port), *flags],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, "-c", ACE, "serve", str(skillbook.relative_to(cwd)), "--port", str(port), *flags],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + START_TIMEOUT

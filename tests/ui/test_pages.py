@@ -71,7 +71,7 @@ def test_filters_sort_and_search_narrow_the_list(page, server):
 
 def test_skill_page_shows_text_counters_and_the_occurrences_in_order(page, server):
     page.goto(f"{server.url}/ui/skills/{HISTORY_SKILL}")
-    screenshot(page, "skill")
+    screenshot(page, "skill", height=1700)
 
     assert page.locator("h1").inner_text().startswith(HISTORY_SKILL)
     assert "Check the insurance first" in page.locator("#skill-fields").inner_text()
@@ -96,7 +96,7 @@ def test_match_playground_shows_matches_near_misses_and_the_floor(page, server):
     page.get_by_label("Task").fill(MATCHING_TASK)
     page.get_by_role("button", name="Match").click()
     page.wait_for_url(re.compile(r"task="))
-    screenshot(page, "match")
+    screenshot(page, "match", height=1100)
 
     assert "Floor 0.500" in page.locator(".floor").inner_text()
     matches = page.locator("li.result.match")

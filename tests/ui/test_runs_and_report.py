@@ -17,7 +17,8 @@ RUN = "run_scripted"
 
 @pytest.fixture(scope="module")
 def server(scripted_run: Path) -> Iterator[Server]:
-    running = start_server(scripted_run / RUN / "skillbook.json", "--runs", str(scripted_run))
+    work = scripted_run.parents[1]
+    running = start_server(scripted_run / RUN / "skillbook.json", "--runs", "results/e2e", cwd=work)
     yield running
     stop_server(running)
 

@@ -234,7 +234,7 @@ def _counters_svg(skill: Skill) -> str:
         series.append(("unknown", "#8250df"))
     top = max((getattr(point, name) for point in history for name, _ in series), default=0)
     chart = new_chart("Line", colors=tuple(color for _, color in series), height=260, legend_at_bottom=True,
-                      x_labels_major_count=8, show_minor_x_labels=False, include_x_axis=True,
+                      margin_right=56, x_labels_major_count=8, show_minor_x_labels=False, include_x_axis=True,
                       title=f"Tags of {skill.id} after each TAG occurrence")
     chart.x_labels = [point.label for point in history] or ["none yet"]
     chart.y_labels = list(range(0, top + 1, max(1, top // 8 + (top % 8 > 0))))
