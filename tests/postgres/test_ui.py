@@ -36,3 +36,18 @@ def test_ui_lists_a_database_skillbook_and_an_edit_is_written_there_with_ui_prov
             time.sleep(0.02)
     finally:
         app.state.watched.close()
+
+
+def test_ui_pages_never_show_the_password_of_the_database_url(pg_url: str) -> None:
+    password = "Sw33pSecr3t"
+    with Skillbook.locked(pg_url) as skillbook:
+        skillbook.add_skill("context", "Refunds need the booking id.", ["refund"], "Ask for it first.")
+    app = create_app(pg_url.replace("postgresql://ace@", f"postgresql://ace:{password}@", 1))
+    try:
+        client = TestClient(app)
+        for path in ("/ui", "/ui/skills/context-00001", "/ui/match?task=refund+booking", "/ui/runs", "/ui/nope"):
+            page = client.get(path).text
+            assert password not in page and "Sw33p" not in page, path
+            assert "postgresql://ace:***@" in page, path  # the location is shown, its password masked
+    finally:
+        app.state.watched.close()
