@@ -78,6 +78,8 @@ def _serve(args: argparse.Namespace) -> int:
         else:
             message = f"{shown(args.path)}: {exc.strerror or exc}"
         raise CommandError(" ".join(message.split())) from None
-    print(terminal_text(f"serving {shown(args.path)} on http://{args.host}:{args.port} (Ctrl+C to stop)"), file=sys.stderr)
+    base = f"http://{args.host}:{args.port}"
+    print(terminal_text(f"serving {shown(args.path)} on {base}, the UI at {base}/ui"
+                        f"{' (edits allowed)' if args.allow_edits else ''} (Ctrl+C to stop)"), file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, log_config=access_log_config())
     return 0
