@@ -38,3 +38,22 @@ def test_each_guard_has_its_own_token():
 def test_serve_is_read_only_unless_asked():
     assert make_parser().parse_args(["serve", "skillbook.json"]).allow_edits is False
     assert make_parser().parse_args(["serve", "skillbook.json", "--allow-edits"]).allow_edits is True
+
+
+def test_a_read_only_server_refuses_edit_posts_and_writes_nothing(tmp_path):
+    from fastapi.testclient import TestClient
+
+    from ace.server import create_app
+
+    from .ui_skillbook import write_ui_skillbook
+
+    path = write_ui_skillbook(tmp_path)
+    before = path.read_bytes()
+    client = TestClient(create_app(path), base_url="http://127.0.0.1")
+
+    response = client.post("/ui/skills/context-00001/remove", data={"token": "x", "reason": "r"},
+                           headers={"Origin": "http://127.0.0.1"})
+
+    assert response.status_code == 403 and "edits are off" in response.text
+    assert path.read_bytes() == before
+    assert 'method="post"' not in client.get("/ui/skills/context-00001").text

@@ -18,6 +18,7 @@ from os import PathLike
 from typing import Literal
 from urllib.parse import urlsplit
 
+from ace.errors import AceError
 from ace.skillbook import Skill, Skillbook, SkillbookError, manual_source
 from ace.untrusted import UntrustedInputError, check_text, quote
 
@@ -35,7 +36,7 @@ LOCK_TIMEOUT_SECONDS = 10.0
 EditAction = Literal["remove", "activate"]
 
 
-class EditRefused(Exception):
+class EditRefused(AceError):
     """An edit request that is not carried out: `status` is the HTTP status, the message says why
     and what to do."""
 

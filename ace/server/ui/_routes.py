@@ -12,6 +12,7 @@ from fastapi import APIRouter, FastAPI, Form, Request
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
+from ace.errors import AceError
 from ace.retrieval import EmbeddingError, RerankError, SkillMatcher, skill_index
 from ace.skillbook import Skill, Skillbook
 from ace.untrusted import UntrustedInputError, check_text, quote
@@ -64,7 +65,7 @@ class FollowedSkillbook(Protocol):
     def current(self) -> ServedState: ...
 
 
-class UiInputError(Exception):
+class UiInputError(AceError):
     """A UI request with a bad parameter; the message says which and what is accepted."""
 
 
