@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from fastapi import APIRouter, FastAPI, Form, Request
 from fastapi.staticfiles import StaticFiles
+from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ace.errors import AceError
@@ -73,7 +74,7 @@ def mount(app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike
           options: UiOptions) -> None:
     """See `ace.server.ui.mount_ui`."""
     guard = EditGuard(hostnames=options.edit_hostnames) if options.allow_edits else None
-    renderer = Renderer({"location": display, "edits": guard is not None, "runs_on": options.runs_dir is not None})
+    renderer = Renderer({"location": display, "edits": guard is not None})
     listings = ListingCache()
     nearest = NearestSkills(followed.matcher.embedder)
     router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -149,8 +150,6 @@ def mount(app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike
             guard.check(scheme=request.url.scheme, host=request.headers.get("host"),
                         origin=request.headers.get("origin"), fetch_site=request.headers.get("sec-fetch-site"),
                         token=token)
-            from starlette.concurrency import run_in_threadpool
-
             await run_in_threadpool(apply_edit, location, skill_id, action, reason)
         except EditRefused as refused:
             return error_page(refused.status, str(refused), "skillbook")
