@@ -21,7 +21,11 @@ __all__ = [
 COMMANDS: tuple[Command, ...] = (
     Command("skillbook", "inspect and maintain a skillbook (JSON file or postgresql:// URL)", "ace.cli.skillbook"),
     Command("match", "print the skills of a skillbook that apply to a task", "ace.cli.match"),
-    Command("serve", "serve the skills HTTP API (/memory/skills) over a skillbook (file or postgresql:// URL)", "ace.cli.serve"),
+    Command(
+        "serve",
+        "serve the skills HTTP API (/memory/skills) and the skillbook UI (/ui) over a skillbook (file or postgresql:// URL)",
+        "ace.cli.serve",
+    ),
     Command("learn", "learn a skillbook from recorded traces (JSON/JSONL, tau2 Results, OpenTelemetry spans)", "ace.cli.learn"),
     Command("mcp", "serve a skillbook to MCP clients (tools: match_skills, read_skill, ...)", "ace.cli.mcp"),
 )

@@ -1,9 +1,11 @@
-"""`ace serve SKILLBOOK.json|postgresql://...`: the skills HTTP API on uvicorn (127.0.0.1:8765 by default)."""
+"""`ace serve SKILLBOOK.json|postgresql://...`: the skills HTTP API and the UI at /ui on uvicorn
+(127.0.0.1:8765 by default)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from ace.cli._app import CommandError
@@ -15,11 +17,15 @@ __all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "register"]
 DEFAULT_HOST = "127.0.0.1"
 """Loopback only: expose the API on another interface deliberately, with --host."""
 DEFAULT_PORT = 8765
+_WILDCARDS = ("0.0.0.0", "::", "[::]", "")
 
 
 def register(subparsers: Any) -> None:
     """Add the `serve` command to the `ace` parser."""
-    parser = subparsers.add_parser("serve", help="serve the skills HTTP API (/memory/skills) over a skillbook (file or postgresql:// URL)")
+    parser = subparsers.add_parser(
+        "serve", help="serve the skills HTTP API (/memory/skills) and the skillbook UI (/ui) over a skillbook "
+        "(file or postgresql:// URL)",
+    )
     from ace.cli._skillbook_file import skillbook_location
 
     parser.add_argument(
@@ -28,6 +34,14 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"interface to bind (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.add_argument(
+        "--runs", type=Path, metavar="DIR",
+        help="folder of ace-eval e2e run folders (e.g. results/e2e) to list at /ui/runs with their reports",
+    )
+    parser.add_argument(
+        "--allow-edits", action="store_true",
+        help="let skill pages of the UI remove or activate a skill (recorded with origin ui); default read-only",
+    )
     add_reranker_options(parser)
     add_log_level_option(parser)
     parser.set_defaults(handler=_serve)
@@ -42,13 +56,20 @@ def _serve(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise CommandError(f"the server extra is not installed ({exc.name}); run pip install 'ace[server]'") from None
     from ace.cli._skillbook_file import format_error_line, require_file, shown, terminal_text
+    from ace.server.ui import LOOPBACK_NAMES, UiOptions
     from ace.skillbook import SkillbookError, SkillbookFormatError
 
     require_file(args.path)
     configure_logging(args.log_level)
+    if args.runs is not None and not args.runs.is_dir():
+        raise CommandError(f"--runs {terminal_text(str(args.runs), one_line=True)} is not a folder; give the folder "
+                           "holding the e2e run folders (e.g. results/e2e)")
     reranker = reranker_from_args(args)
+    # Edits are addressed to this machine by a loopback name, or to the address the server is bound to.
+    hostnames = LOOPBACK_NAMES | ({args.host.lower().strip("[]")} if args.host not in _WILDCARDS else set())
+    ui = UiOptions(allow_edits=args.allow_edits, runs_dir=args.runs, edit_hostnames=frozenset(hostnames))
     try:
-        app = create_app(args.path, reranker=reranker)
+        app = create_app(args.path, reranker=reranker, ui=ui)
     except (OSError, SkillbookError) as exc:
         if isinstance(exc, SkillbookFormatError):
             message = format_error_line(exc)
@@ -57,6 +78,8 @@ def _serve(args: argparse.Namespace) -> int:
         else:
             message = f"{shown(args.path)}: {exc.strerror or exc}"
         raise CommandError(" ".join(message.split())) from None
-    print(terminal_text(f"serving {shown(args.path)} on http://{args.host}:{args.port} (Ctrl+C to stop)"), file=sys.stderr)
+    base = f"http://{args.host}:{args.port}"
+    print(terminal_text(f"serving {shown(args.path)} on {base}, the UI at {base}/ui"
+                        f"{' (edits allowed)' if args.allow_edits else ''} (Ctrl+C to stop)"), file=sys.stderr)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, log_config=access_log_config())
     return 0

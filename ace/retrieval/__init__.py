@@ -13,7 +13,7 @@ from .fusion import RRF_K, reciprocal_rank_fusion
 from .index import SearchMode, SkillIndex
 from .litellm_embedder import LiteLLMEmbedder
 from .local_embedder import LocalEmbedder, ModelChecksumError, default_embedder
-from .matching import SkillMatch, SkillMatcher
+from .matching import MatchExplanation, SkillMatch, SkillMatcher
 from .rerankers import FieldAwareReranker, LiteLLMReranker, RerankCandidate, Reranker, RerankError
 from .search import retrieve_top_k, skill_index
 
@@ -26,6 +26,7 @@ __all__ = [
     "FieldAwareReranker",
     "LLMJudgeReranker",
     "LiteLLMReranker",
+    "MatchExplanation",
     "OnnxCrossEncoderReranker",
     "RerankCandidate",
     "RerankError",

@@ -32,7 +32,14 @@ from .embedder import Embedder, checked_embed
 from .local_embedder import default_embedder
 from .rerankers import FieldAwareReranker, RerankCandidate, Reranker, RerankError
 
-__all__ = ["DEFAULT_FLOOR", "DEFAULT_SHORTLIST_SIZE", "MatchableSkillbook", "SkillMatch", "SkillMatcher"]
+__all__ = [
+    "DEFAULT_FLOOR",
+    "DEFAULT_SHORTLIST_SIZE",
+    "MatchExplanation",
+    "MatchableSkillbook",
+    "SkillMatch",
+    "SkillMatcher",
+]
 
 DEFAULT_FLOOR = 0.5
 """Rerank score a skill needs to be returned. Calibrated for the default `FieldAwareReranker` (and
@@ -46,12 +53,13 @@ _SCORE_DECIMALS = 6  # rounding makes identical skills tie exactly, whatever the
 
 @dataclass(frozen=True, slots=True)
 class SkillMatch:
-    """A skill that applies to a task, with the evidence for it."""
+    """A skill scored against a task, with the evidence: a match (score at least the floor) or, in
+    `MatchExplanation.near_misses`, a shortlisted skill the floor kept out."""
 
     skill_id: str
-    """Id of the matched skill."""
+    """Id of the scored skill."""
     score: float
-    """Rerank score in [0, 1]; at least the matcher's floor."""
+    """Rerank score in [0, 1]; at least the matcher's floor for a match, below it for a near miss."""
     matched_on: Literal["issue", "keywords"]
     """The field that drove the match, `issue` or `keywords` (rule: `TermStatistics.matched_field`)."""
     section: str
@@ -60,6 +68,22 @@ class SkillMatch:
     """The skill's keywords."""
     issue: str
     """The skill's issue."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchExplanation:
+    """Why a task got the skills it got: the matches, and the shortlisted skills under the floor."""
+
+    matches: tuple[SkillMatch, ...]
+    """What `SkillMatcher.match` returns for the same task and limit, best first."""
+    near_misses: tuple[SkillMatch, ...]
+    """Shortlisted skills whose rerank score is below the floor, best first (ties by skill id)."""
+    above_limit: int
+    """Skills at or above the floor that `limit` cut off."""
+    floor: float
+    """The score a skill needs to match."""
+    shortlist_size: int
+    """Skills recalled (and reranked) for this task."""
 
 
 class SkillMatcher:
@@ -134,6 +158,12 @@ class SkillMatcher:
         Raises ValueError for a blank task or a limit below 1, `EmbeddingError` when the task cannot
         be embedded and `RerankError` when the reranker fails or returns invalid scores.
         """
+        return list(self.explain(task, limit=limit).matches)
+
+    def explain(self, task: str, limit: int = 3) -> MatchExplanation:
+        """`match`, with the evidence around it: the shortlisted skills the floor kept out (near
+        misses, with their scores), how many matches `limit` cut off, the floor and the shortlist
+        size. Raises what `match` raises."""
         task = _checked_task(task)
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
             raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
@@ -143,11 +173,7 @@ class SkillMatcher:
             shortlisted = self._recall(task, task_terms, snapshot)
             candidates = [candidate for _, candidate in shortlisted]
             scores = _checked_scores(self.reranker, self.reranker.rerank(task, candidates), len(candidates))
-            ranked = sorted(
-                ((score, entry) for score, (entry, _) in zip(scores, shortlisted) if score >= self.floor),
-                key=lambda pair: (-pair[0], skill_id_order(pair[1].skill.id)),
-            )[:limit]
-            matches = [
+            ranked = [
                 SkillMatch(
                     skill_id=entry.skill.id,
                     score=score,
@@ -156,12 +182,22 @@ class SkillMatcher:
                     keywords=entry.skill.keywords,
                     issue=entry.skill.issue,
                 )
-                for score, entry in ranked
+                for score, (entry, _) in sorted(
+                    zip(scores, shortlisted), key=lambda pair: (-pair[0], skill_id_order(pair[1][0].skill.id))
+                )
             ]
+            applying = [scored for scored in ranked if scored.score >= self.floor]
+            matches = tuple(applying[:limit])
             span.set_attribute("shortlist_size", len(candidates))
             span.set_attributes({tracing.SKILL_IDS: [match.skill_id for match in matches],
                                  tracing.MEMORY_RECORD_COUNT: len(matches)})
-        return matches
+        return MatchExplanation(
+            matches=matches,
+            near_misses=tuple(scored for scored in ranked if scored.score < self.floor),
+            above_limit=len(applying) - len(matches),
+            floor=self.floor,
+            shortlist_size=len(candidates),
+        )
 
     def _current(self) -> MatchSnapshot:
         self.refresh()

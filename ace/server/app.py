@@ -5,6 +5,7 @@
     POST /memory/skills/match              the same, the task in a JSON body (long tasks)
     GET  /memory/skills/{id}               one active skill with insight, counters and occurrences
     GET  /docs, /redoc                     the API's documentation pages, served from local assets
+    GET  /ui                               the skillbook UI (`ace.server.ui`, docs/ui.md)
 
 The file is re-read when it changes on disk (see `WatchedSkillbook`); no restart needed.
 """
@@ -35,7 +36,8 @@ from ._inputs import (
     TaskText,
     short_validation_errors,
 )
-from ._watched import watch
+from ._watched import PgWatchedSkillbook, watch
+from .ui import UiOptions, mount_ui
 
 __all__ = [
     "MAX_BODY_BYTES",
@@ -97,13 +99,15 @@ def create_app(
     embedder: Embedder | None = None,
     reranker: Reranker | None = None,
     floor: float | None = None,
+    ui: UiOptions | None = None,
 ) -> FastAPI:
     """The API app for `skillbook_path`; loads the file and builds the match index before returning.
 
     `embedder`, `reranker` and `floor` are passed to `SkillMatcher` (no `embedder`: the offline
     default). The matcher uses the match vectors stored in the skillbook's `.embeddings.npz`
     sidecar and embeds, in memory, only the skills that have none; the server never writes the
-    skillbook (a writer that saves it after matching stores them). Raises `FileNotFoundError` or `SkillbookError`
+    skillbook (a writer that saves it after matching stores them), except for the UI's edits when
+    `ui` allows them (`UiOptions`; default: a read-only UI without runs). Raises `FileNotFoundError` or `SkillbookError`
     (`SkillbookFormatError` for a malformed file) when the file cannot be loaded.
     """
     from fastapi_offline import FastAPIOffline
@@ -130,6 +134,9 @@ def create_app(
             reason = watched.stale.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")
             response.headers[STALE_HEADER] = reason[:300]
         return response
+
+    display = watched.display if isinstance(watched, PgWatchedSkillbook) else str(skillbook_path)
+    mount_ui(app, watched, skillbook_path, display, ui or UiOptions())
 
     def match(task: str, limit: int) -> list[dict[str, Any]]:
         watched.current()

@@ -1,5 +1,6 @@
 """The run's account of itself: `summary.json` (the figures), `report.json` and `report.md` (the
-figures plus per-skill attribution, per-phase costs, package versions and the full config).
+figures plus per-skill attribution, per-phase costs, package versions and the full config), and
+`report.html` (the same with charts, self-contained: `report_html`).
 
 Per skill: times injected (training and benchmark), the benchmark pass rate of simulations it was
 injected into vs. those it was not, its helpful/harmful/neutral counters, and the traces it was
@@ -20,6 +21,7 @@ from ace.atomic_write import write_text_atomic
 from ace.redaction import redact
 from ace.skillbook import Skill, Skillbook
 from ace_eval.e2e.paired import TrialOutcome, format_paired, paired_to_dict
+from ace_eval.e2e.report_html import render_report_html
 from ace_eval.e2e.runner import E2EReport
 from ace_eval.tau2 import load_results
 from ace_eval.tau2.metrics import Tau2Metrics, is_success, metrics_to_dict
@@ -30,13 +32,14 @@ _PACKAGES = ("ace", "pydantic-ai-slim", "litellm", "logfire", "automodel-tau3-ai
 
 
 def write_reports(report: E2EReport, *, problems: list[str]) -> None:
-    """Write summary.json, report.json and report.md into the run folder (atomically each);
+    """Write summary.json, report.json, report.md and report.html into the run folder (atomically each);
     `problems` are the findings of `verify_run`."""
     out = report.config.output_dir
     full = report_dict(report, problems=problems)
     write_text_atomic(out / "summary.json", json.dumps(summary_dict(report, problems=problems), indent=2) + "\n")
     write_text_atomic(out / "report.json", json.dumps(full, indent=2, default=str) + "\n")
     write_text_atomic(out / "report.md", _markdown(report, full))
+    write_text_atomic(out / "report.html", render_report_html(full, run_name=out.name))
 
 
 def exit_status(report: E2EReport, problems: list[str]) -> int:
