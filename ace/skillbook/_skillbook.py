@@ -570,21 +570,14 @@ class Skillbook:
         source: InsightSource | None,
         skill_id: str | None,
     ) -> Skill:
-        """`_create` inside its `create_memory` span."""
+        """A new skill under `skill_id` (None: the section's next id), in its `create_memory` span."""
         with tracing.memory_span("create_memory", "ADD", section=section, **_source_uid(source)) as span, self._lock:
             skill = self._create(section, issue, keywords, insight, source, skill_id)
             span.set_attributes({tracing.MEMORY_RECORD_ID: skill.id, tracing.MEMORY_RECORD_COUNT: 1})
             return skill
 
-    def _create(
-        self,
-        section: str,
-        issue: str,
-        keywords: Iterable[str],
-        insight: str | None,
-        source: InsightSource | None,
-        skill_id: str | None,
-    ) -> Skill:
+    def _create(self, section: str, issue: str, keywords: Iterable[str], insight: str | None,
+                source: InsightSource | None, skill_id: str | None) -> Skill:
         if not isinstance(section, str) or section not in VALID_SECTIONS:
             raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {quote(section)}")
         if skill_id is None:
