@@ -3,7 +3,9 @@
 Both arms are scored on every (task, trial): a simulation that raised counts as reward 0 and is
 listed, so the two rows are always computed over the same tasks. The difference of pass^1 gets a
 paired bootstrap interval: each resample draws the same tasks for both arms, so differences in task
-difficulty, shared by the arms, cancel out instead of widening the interval.
+difficulty, shared by the arms, cancel out instead of widening the interval; an exact McNemar test
+over the (task, trial) pairs says how likely a split of the discordant pairs this uneven is by chance
+(both from `ace_eval.stats`, which `ace-eval bench` shares).
 """
 
 from __future__ import annotations
@@ -14,10 +16,11 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
 
+from ace_eval.stats import bootstrap_ci, mcnemar_exact_p
 from ace_eval.tau2.metrics import (
     Tau2Metrics,
-    bootstrap_ci,
     format_summary,
+    is_success,
     metrics_from_rewards,
     metrics_to_dict,
     task_order,
@@ -79,6 +82,8 @@ class PairedComparison:
     """pass^1 with skills minus pass^1 of the baseline."""
     difference_ci95: tuple[float, float]
     """Paired bootstrap interval of `difference`: tasks resampled with the same indices for both arms."""
+    mcnemar_p: float
+    """Exact two-sided McNemar p-value over the (task, trial) pairs that succeeded in one arm only."""
     newly_passing: tuple[TaskChange, ...]
     """Tasks with more successes with skills than without, in task-id order."""
     newly_failing: tuple[TaskChange, ...]
@@ -106,6 +111,9 @@ def paired_comparison(
     score = partial(metrics_from_rewards, n_bootstrap=n_bootstrap, seed=seed, confidence=confidence)
     base_metrics, skills_metrics = score(_rewards(baseline)), score(_rewards(with_skills))
     rows = list(zip(base_metrics.per_task, skills_metrics.per_task, strict=True))
+    succeeded = {(o.task_id, o.trial): is_success(o.reward) for o in baseline}
+    only_with_skills = sum(is_success(o.reward) and not succeeded[(o.task_id, o.trial)] for o in with_skills)
+    only_baseline = sum(not is_success(o.reward) and succeeded[(o.task_id, o.trial)] for o in with_skills)
     changes = [
         TaskChange(task_id=base.task_id, trials=base.trials, baseline_successes=base.successes,
                    with_skills_successes=skills.successes)
@@ -120,6 +128,7 @@ def paired_comparison(
             [skills.pass_hat[1] - base.pass_hat[1] for base, skills in rows],
             n_bootstrap=n_bootstrap, seed=seed, confidence=confidence,
         ),
+        mcnemar_p=mcnemar_exact_p(only_with_skills, only_baseline),
         newly_passing=tuple(c for c in changes if c.with_skills_successes > c.baseline_successes),
         newly_failing=tuple(c for c in changes if c.with_skills_successes < c.baseline_successes),
         baseline_failures=_failures(baseline),
@@ -134,7 +143,8 @@ def format_paired(comparison: PairedComparison) -> str:
     return "\n".join([
         "baseline (no skills): " + format_summary(comparison.baseline).replace("\n", "\n  "),
         "with skills: " + format_summary(comparison.with_skills).replace("\n", "\n  "),
-        f"difference in pass^1 {comparison.difference:+.3f}  paired 95% CI [{low:+.3f}, {high:+.3f}]",
+        f"difference in pass^1 {comparison.difference:+.3f}  paired 95% CI [{low:+.3f}, {high:+.3f}]  "
+        f"exact McNemar p={comparison.mcnemar_p:.3g}",
         f"newly passing ({len(comparison.newly_passing)}): {_changes(comparison.newly_passing)}",
         f"newly failing ({len(comparison.newly_failing)}): {_changes(comparison.newly_failing)}",
         f"failed trials (scored 0): baseline {len(comparison.baseline_failures)}, "
@@ -149,6 +159,7 @@ def paired_to_dict(comparison: PairedComparison) -> dict[str, Any]:
         "with_skills": metrics_to_dict(comparison.with_skills),
         "difference": comparison.difference,
         "difference_ci95": list(comparison.difference_ci95),
+        "mcnemar_p": comparison.mcnemar_p,
         "newly_passing": [asdict(change) for change in comparison.newly_passing],
         "newly_failing": [asdict(change) for change in comparison.newly_failing],
         "baseline_failures": [asdict(outcome) for outcome in comparison.baseline_failures],

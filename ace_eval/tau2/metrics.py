@@ -1,4 +1,4 @@
-"""pass^k (upstream formula), a seeded bootstrap 95% CI over tasks, and a per-task table."""
+"""pass^k (upstream formula), a seeded bootstrap 95% CI over tasks (`ace_eval.stats`), and a per-task table."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from ace_eval.stats import bootstrap_ci
 from ace_eval.tau2.errors import Tau2Error
 from ace_eval.tau2.results import SimulationRun
 
 __all__ = [
     "Tau2Metrics",
     "TaskRow",
-    "bootstrap_ci",
     "compute_metrics",
     "format_metrics",
     "format_summary",
@@ -43,20 +43,6 @@ def pass_hat_k(trials: int, successes: int, k: int) -> float:
 def task_order(task_id: str) -> tuple[int, str]:
     """Sort key of task ids: numeric ids numerically, then the others alphabetically."""
     return (int(task_id), "") if task_id.isdigit() else (1 << 30, task_id)
-
-
-def bootstrap_ci(
-    per_task: Sequence[float], *, n_bootstrap: int = 2000, seed: int = 0, confidence: float = 0.95
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of the mean of `per_task` values, resampling tasks.
-
-    The resampled indices depend only on `seed`, `n_bootstrap` and the number of tasks, so two
-    calls over the same tasks in the same order resample the same tasks (a paired bootstrap).
-    """
-    resamples = np.random.default_rng(seed).integers(0, len(per_task), size=(n_bootstrap, len(per_task)))
-    means = np.asarray(per_task, dtype=float)[resamples].mean(axis=1)
-    tail = (1.0 - confidence) / 2 * 100
-    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
 
 
 @dataclass(frozen=True)

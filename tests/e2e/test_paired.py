@@ -198,3 +198,15 @@ def test_paired_to_dict_is_json_ready_and_has_every_field() -> None:
                                       "with_skills_successes": 0}]
     assert data["baseline_failures"] == []
     assert data["with_skills_failures"] == [{"task_id": "2", "trial": 0, "reward": 0.0, "error": "E: x"}]
+
+
+def test_mcnemar_p_counts_the_trials_that_succeeded_in_one_arm_only() -> None:
+    # 5 (task, trial) pairs pass only with skills, 1 only without: p = 2 * (1 + 6) / 2**6 = 0.21875
+    baseline = _arm({"1": [0.0, 0.0, 0.0], "2": [0.0, 0.0, 1.0], "3": [1.0, 1.0, 1.0]})
+    with_skills = _arm({"1": [1.0, 1.0, 1.0], "2": [1.0, 1.0, 0.0], "3": [1.0, 1.0, 1.0]})
+
+    comparison = paired_comparison(baseline, with_skills)
+
+    assert comparison.mcnemar_p == pytest.approx(0.21875)
+    assert paired_to_dict(comparison)["mcnemar_p"] == comparison.mcnemar_p
+    assert "exact McNemar p=0.219" in format_paired(comparison)
