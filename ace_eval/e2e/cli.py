@@ -12,20 +12,18 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ace.cli import CommandError, add_request_flags, positive_int
+from ace.cli import CommandError, positive_int
 from ace.roles import SKILL_INJECTIONS
-from ace_eval.e2e.config import OFFLINE_MODELS, SCRIPTED
+from ace_eval.role_models import OFFLINE_MODELS, add_role_model_flags, role_settings_from_args
 from ace_eval.span_export import add_span_options
 
 if TYPE_CHECKING:
-    from ace.models import RequestSettings
-    from ace_eval.e2e.config import E2EConfig, Role
+    from ace_eval.e2e.config import E2EConfig
     from ace_eval.e2e.runner import E2EReport
 
 __all__ = ["register"]
 
-_MODEL_HELP = ('model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini), '
-               '"scripted" (offline rule-based, default) or "test" (pydantic-ai TestModel)')
+_FLAG_ROLES = ("agent", "user", "reflector", "skill-manager")
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,14 +42,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--benchmark", default="tau-bench-airline", choices=["tau-bench-airline"])
     parser.add_argument("--traces", nargs="+", type=Path, default=[], help="tau2 Results files or folders (offline learning)")
     parser.add_argument("--output-dir", type=Path, help="run folder (default: results/e2e/run_<id>)")
-    for role in ("agent", "user", "reflector", "skill-manager"):
-        parser.add_argument(f"--{role}-model", default=SCRIPTED, help=_MODEL_HELP)
+    add_role_model_flags(parser, _FLAG_ROLES, everyone="every role")
     parser.add_argument("--reflector-type", choices=["rr", "simple"], default="rr")
-    parser.add_argument("--api-base", help="OpenAI-compatible server for the non-scripted models")
-    parser.add_argument("--api-key", help="API key for --api-base")
-    parser.add_argument("--cache-prompts", action="store_true",
-                        help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)")
-    parser.add_argument("--cache-ttl", help='cache lifetime with --cache-prompts, e.g. "5m" or "1h"')
     parser.add_argument("--skill-injection", choices=SKILL_INJECTIONS, default="matched",
                         help="matched: the skills matched to the user's first message (default); all: every "
                              "active skill; tool: ids and issues listed, insights read with a read_skill tool")
@@ -62,7 +54,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--max-num-steps", type=positive_int, default=200)
     parser.add_argument("--max-workers", type=positive_int, default=4)
     parser.add_argument("--task-limit", type=positive_int, help="use only the first N tasks of each split")
-    add_request_flags(parser, ("agent", "user", "reflector", "skill-manager"), everyone="every role")
     parser.add_argument("--no-benchmark", action="store_true", help="stop after learning the skillbook")
     parser.add_argument("--allow-test-overlap", action="store_true",
                         help="learn from --traces that hold test-split tasks although the benchmark runs on them")
@@ -140,20 +131,8 @@ def _config(args: argparse.Namespace) -> E2EConfig:
         temperature=args.temperature,
         request_timeout=args.request_timeout,
         context_window=args.context_window,
-        role_settings=_role_settings(args),
+        role_settings=role_settings_from_args(args, _FLAG_ROLES),
     )
-
-
-def _role_settings(args: argparse.Namespace) -> dict[Role, RequestSettings]:
-    from ace.models import RequestSettings
-    from ace_eval.e2e.config import ROLES
-
-    settings: dict[Role, RequestSettings] = {}
-    for role in ROLES:
-        cap, temperature = getattr(args, f"{role}_max_output_tokens"), getattr(args, f"{role}_temperature")
-        if cap is not None or temperature is not None:
-            settings[role] = RequestSettings(max_output_tokens=cap, temperature=temperature)
-    return settings
 
 
 def _verify(args: argparse.Namespace) -> int:

@@ -12,18 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ace.errors import AceError
-from ace.models import ModelConfigurationError, check_credentials
 from ace.roles import SkillInjection
+from ace_eval.role_models import OFFLINE_MODELS, SCRIPTED, check_role_models, layered_settings
 
 if TYPE_CHECKING:
     from ace.models import RequestSettings
 
 __all__ = ["OFFLINE_MODELS", "ROLES", "SCRIPTED", "E2EConfig", "E2EInputError", "Role"]
-
-SCRIPTED = "scripted"
-"""The model name that selects the offline scripted models (`ace_eval.e2e.scripted`)."""
-OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
-"""Model names that are not language models: the scripted models and pydantic-ai's TestModel."""
 
 
 class E2EInputError(AceError, ValueError):
@@ -100,8 +95,9 @@ class E2EConfig:
     context_window: int | None = None
     """The reflector's and SkillManager's context window in tokens, for compaction (None: litellm's
     model information, else 8192; set it for a local server's model)."""
-    role_settings: Mapping[Role, RequestSettings] = dataclasses.field(default_factory=dict)
-    """Per-role values that beat the run-wide ones above (unset fields of a role's entry do not)."""
+    role_settings: Mapping[str, RequestSettings] = dataclasses.field(default_factory=dict)
+    """Per-role values (by role name) that beat the run-wide ones above (unset fields of a role's
+    entry do not)."""
 
     @property
     def epochs(self) -> int:
@@ -126,15 +122,11 @@ class E2EConfig:
             "reflector": RecursiveReflector.DEFAULT_SETTINGS if self.reflector_type == "rr" else Reflector.DEFAULT_SETTINGS,
             "skill_manager": SkillManager.DEFAULT_SETTINGS,
         }[role]
-        settings = default.overridden(
-            max_output_tokens=self.max_output_tokens, temperature=self.temperature, timeout_seconds=self.request_timeout
-        )
-        own = self.role_settings.get(role)
-        if own is None:
-            return settings
-        return settings.overridden(
-            max_output_tokens=own.max_output_tokens, temperature=own.temperature, timeout_seconds=own.timeout_seconds
-        )
+        from ace.models import RequestSettings
+
+        everyone = RequestSettings(max_output_tokens=self.max_output_tokens, temperature=self.temperature,
+                                   timeout_seconds=self.request_timeout)
+        return layered_settings(default, everyone=everyone, own=self.role_settings.get(role))
 
     def running_roles(self) -> tuple[Role, ...]:
         """The roles that run in this invocation: agent and user only when they simulate
@@ -146,21 +138,8 @@ class E2EConfig:
         """Raise `E2EInputError` when the running roles mix offline and real models, or a real
         model lacks its provider credential (not checked with `api_base` or `api_key`: a local
         server, or a key given). Cheap: it loads no role and no model client."""
-        roles = self.running_roles()
-        offline = [role for role in roles if self.model_of(role) in OFFLINE_MODELS]
-        real = [role for role in roles if role not in offline]
-        if offline and real:
-            raise E2EInputError(
-                f"the roles that run mix offline and real models: {self._named(offline)} offline, "
-                f"{self._named(real)} real; give every running role a real model (or none), so that "
-                "scripted advice is never reported as learning"
-            )
-        if self.api_base is not None or self.api_key is not None:
-            return
         try:
-            check_credentials({role.replace("_", " "): self.model_of(role) for role in real})
-        except ModelConfigurationError as exc:
+            check_role_models({role: self.model_of(role) for role in self.running_roles()},
+                              api_base=self.api_base, api_key=self.api_key)
+        except ValueError as exc:
             raise E2EInputError(str(exc)) from None
-
-    def _named(self, roles: list[Role]) -> str:
-        return ", ".join(f"{role} ({self.model_of(role)})" for role in roles)

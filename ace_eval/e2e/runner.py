@@ -16,16 +16,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.models import Model
 
 from ace.agentic import AgenticConfig
-from ace.models import ModelResolutionError, UsageMeter, UsageTotals, metered, resolve_model
+from ace.models import UsageMeter, metered
 from ace.pipeline import SampleResult
 from ace.retrieval import SkillMatcher, skill_index
 from ace.roles import RecursiveReflector, Reflector, SkillManager
@@ -36,8 +34,9 @@ from ace_eval.e2e import scripted
 from ace_eval.e2e.config import ROLES, E2EConfig, Role
 from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of, unusable_outcome
 from ace_eval.e2e.paired import PairedComparison, TrialOutcome, paired_comparison
-from ace_eval.e2e.config import OFFLINE_MODELS
 from ace_eval.e2e.preflight import E2EInputError, check_config, load_traces
+from ace_eval.phases import PhaseRecord, measure_phase
+from ace_eval.role_models import OFFLINE_MODELS, ModelServer, resolve_role_model
 from ace_eval.tau2 import Task, load_tasks
 from ace_eval.tau2.ace_task import ResultsLog, Tau2Agent, Tau2Environment, tau2_samples
 from ace_eval.tau2.runner import run_info
@@ -49,18 +48,6 @@ _SCRIPTED_FACTORIES: dict[Role, Callable[[], Model]] = {
     "user": scripted.scripted_user,
     "skill_manager": scripted.scripted_skill_manager,
 }
-
-
-@dataclasses.dataclass(frozen=True)
-class PhaseRecord:
-    """Wall time and model usage of one phase of the run."""
-
-    name: str
-    """`learning` or `benchmark: baseline` / `benchmark: with skills`."""
-    seconds: float
-    """Wall-clock duration."""
-    usage: dict[str, UsageTotals]
-    """Per role that made requests in the phase: requests, tokens, cost."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,7 +137,7 @@ async def run_e2e_async(
     phases: list[PhaseRecord] = []
 
     skillbook = Skillbook()
-    with _phase("learning", meters, phases):
+    with measure_phase("learning", meters, phases):
         reflector = _reflector(config, models["reflector"], skillbook)
         skill_manager = _skill_manager(config, models["skill_manager"])
         results = await _learn(config, models, skillbook, (reflector, skill_manager), (traces, unusable), train_tasks, log)
@@ -173,7 +160,7 @@ async def run_e2e_async(
         samples = tau2_samples(test_tasks, trials=config.num_trials)
         for arm, book in (("baseline", Skillbook()), ("with_skills", Skillbook.load_from_file(skillbook_path))):
             log(f"benchmark: {config.test_split} split, {arm.replace('_', ' ')} ({len(samples)} simulations)")
-            with _phase(f"benchmark: {arm.replace('_', ' ')}", meters, phases):
+            with measure_phase(f"benchmark: {arm.replace('_', ' ')}", meters, phases):
                 arm_results = await _benchmark(config, models, book, arm, samples, test_tasks)
             outcomes[arm] = tuple(_trial_outcome(sample.metadata, result) for sample, result in zip(samples, arm_results))
         paired = paired_comparison(outcomes["baseline"], outcomes["with_skills"])
@@ -333,39 +320,16 @@ def _agentic(config: E2EConfig) -> AgenticConfig:
 
 
 def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:
-    name = config.model_of(role)
-    if name == scripted.SCRIPTED:
-        factory = _SCRIPTED_FACTORIES.get(role)
-        if factory is None:  # the reflector's scripted model depends on the reflector type
-            factory = scripted.scripted_recursive_reflector if config.reflector_type == "rr" else scripted.scripted_reflector
-        model = factory()
-    else:
-        try:
-            model = resolve_model(
-                name, api_base=config.api_base, api_key=config.api_key,
-                cache_prompts=config.cache_prompts, cache_ttl=config.cache_ttl,
-            )
-        except ModelResolutionError as exc:
-            raise E2EInputError(f"--{role.replace('_', '-')}-model: {exc}") from exc
-    return metered(model, meter)
-
-
-@contextmanager
-def _phase(name: str, meters: dict[Role, UsageMeter], phases: list[PhaseRecord]) -> Iterator[None]:
-    """Record the wall time and per-role usage of the enclosed phase into `phases`."""
-    started = time.perf_counter()
-    before = {role: meter.snapshot() for role, meter in meters.items()}
+    scripted_factory = _SCRIPTED_FACTORIES.get(role)
+    if scripted_factory is None:  # the reflector's scripted model depends on the reflector type
+        rr = config.reflector_type == "rr"
+        scripted_factory = scripted.scripted_recursive_reflector if rr else scripted.scripted_reflector
+    server = ModelServer(api_base=config.api_base, api_key=config.api_key,
+                         cache_prompts=config.cache_prompts, cache_ttl=config.cache_ttl)
     try:
-        yield
-    finally:
-        usage = {role: meter.snapshot() - before[role] for role, meter in meters.items()}
-        active = {str(role): totals for role, totals in usage.items() if totals.requests or totals.failed_requests}
-        phases.append(PhaseRecord(name, time.perf_counter() - started, active))
-
-
-def _is_unusable_input(outcome: SampleOutcome) -> bool:
-    """A `--traces` file or simulation that could not be used (no trace ran; its detail names it)."""
-    return outcome.trace_uid is None and outcome.source_file is not None and not outcome.operations
+        return resolve_role_model(config.model_of(role), role, meter, server=server, scripted=scripted_factory)
+    except ValueError as exc:
+        raise E2EInputError(str(exc)) from exc
 
 
 def _sample_label(outcome: SampleOutcome) -> str:
