@@ -180,13 +180,20 @@ def _source_file(ctx: ACEStepContext) -> str | None:
 
 
 def _run_facts(ctx: ACEStepContext) -> tuple[str | None, int | None, float | None]:
-    """Task id, trial and reward of a tau2 sample or trace (None where unknown)."""
+    """Task id, trial and reward of a sample or trace (None where unknown): a tau2 task and trial
+    from the sample, the tau2 simulation's own, else the sample's id and its `trial` metadata; the
+    tau2 reward, else the environment's `reward` or `correct` metric (e.g. `ace-eval bench`)."""
     task_id: str | None = None
     trial: int | None = None
-    if isinstance(ctx.sample, Sample) and "task" in ctx.sample.metadata:
-        task_id = str(ctx.sample.metadata["task"].id)
-        trial = int(ctx.sample.metadata.get("trial", 0))
-    simulation = ctx.trace.get("simulation") if isinstance(ctx.trace, Mapping) else None
+    sample = ctx.sample if isinstance(ctx.sample, Sample) else None
+    if sample is not None and "task" in sample.metadata:
+        task_id = str(sample.metadata["task"].id)
+        trial = int(sample.metadata.get("trial", 0))
+    elif sample is not None:
+        task_id = sample.id
+        trial = sample.metadata.get("trial")
+    trace = ctx.trace if isinstance(ctx.trace, Mapping) else {}
+    simulation = trace.get("simulation")
     reward = None
     if isinstance(simulation, Mapping):
         task_id = str(simulation.get("task_id", task_id))
@@ -194,4 +201,8 @@ def _run_facts(ctx: ACEStepContext) -> tuple[str | None, int | None, float | Non
         reward_info = simulation.get("reward_info")
         if isinstance(reward_info, Mapping) and reward_info.get("reward") is not None:
             reward = float(reward_info["reward"])
+    metrics = trace.get("metrics")
+    if reward is None and isinstance(metrics, Mapping):
+        graded = metrics.get("reward", metrics.get("correct"))
+        reward = float(graded) if isinstance(graded, (int, float)) else None
     return task_id, trial, reward

@@ -27,14 +27,13 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelResponse,
     SystemPromptPart,
-    TextPart,
     ToolCallPart,
-    ToolReturnPart,
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace_eval.e2e.config import SCRIPTED
+from ace_eval.scripted_messages import between, first_user_prompt, line_after, text_response, tool_returns
 
 __all__ = [
     "SCRIPTED",
@@ -70,11 +69,11 @@ def scripted_user() -> FunctionModel:
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         if any(isinstance(m, ModelResponse) for m in messages):
-            return _text("Thanks, that is all. ###STOP###")
-        scenario = _between(_system_prompt(messages, info), "<scenario>", "</scenario>")
+            return text_response("Thanks, that is all. ###STOP###")
+        scenario = between(_system_prompt(messages, info), "<scenario>", "</scenario>")
         reason = _scenario_field(scenario, "Reason for call") or "I need help with my reservation."
         known = _scenario_field(scenario, "Known info")
-        return _text(" ".join(part for part in (reason, known) if part))
+        return text_response(" ".join(part for part in (reason, known) if part))
 
     return FunctionModel(respond, model_name="scripted-user")
 
@@ -84,20 +83,20 @@ def scripted_agent() -> FunctionModel:
     its first catalog skill when it has a `read_skill` tool)."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        returns = _tool_returns(messages)
+        returns = tool_returns(messages)
         if not returns and any(tool.name == "read_skill" for tool in info.function_tools):
             catalog = _CATALOG_ID.search(_system_prompt(messages, info))
             if catalog is not None:
                 return ModelResponse(parts=[ToolCallPart("read_skill", {"skill_id": catalog.group(1)})])
         if any(part.tool_name != "read_skill" for part in returns):
-            return _text(
+            return text_response(
                 "I have looked up your profile. I am sorry, but I cannot complete this request; "
                 "is there anything else I can help you with?"
             )
         user_id = _USER_ID.search(_last_user_text(messages))
         if user_id is not None and any(tool.name == "get_user_details" for tool in info.function_tools):
             return ModelResponse(parts=[ToolCallPart("get_user_details", {"user_id": user_id.group(0)})])
-        return _text("Could you give me your user id so that I can look up your profile?")
+        return text_response("Could you give me your user id so that I can look up your profile?")
 
     return FunctionModel(respond, model_name="scripted-agent")
 
@@ -106,7 +105,7 @@ def scripted_reflector() -> FunctionModel:
     """A one-pass reflection built from the question and the reward feedback."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        prompt = _first_user_prompt(messages)
+        prompt = first_user_prompt(messages)
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, _analysis(prompt, evidence=""))])
 
     return FunctionModel(respond, model_name="scripted-reflector")
@@ -116,11 +115,11 @@ def scripted_recursive_reflector() -> FunctionModel:
     """Runs code over `traces` once (counting messages and tool calls), then submits the analysis."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        returns = _tool_returns(messages)
+        returns = tool_returns(messages)
         if not returns:
             return ModelResponse(parts=[ToolCallPart("execute_code", {"code": _TRACE_SURVEY})])
         evidence = str(returns[-1].content).strip()
-        analysis = _analysis(_first_user_prompt(messages), evidence=evidence)
+        analysis = _analysis(first_user_prompt(messages), evidence=evidence)
         return ModelResponse(parts=[ToolCallPart("finalize", analysis)])
 
     return FunctionModel(respond, model_name="scripted-recursive-reflector")
@@ -131,13 +130,13 @@ def scripted_skill_manager() -> FunctionModel:
     (adding provenance) or add one; then finalize."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        prompt = _first_user_prompt(messages)
-        question = _line_after(prompt, "question:")
+        prompt = first_user_prompt(messages)
+        question = line_after(prompt, "question:")
         category = _category(question)
-        returns = _tool_returns(messages)
+        returns = tool_returns(messages)
         if not returns:
-            delta = 1 if _succeeded(_between(prompt, "<outcome>", "</outcome>")) else -1
-            injected = _CATALOG_ID.findall(_between(prompt, "<injected_skills>", "</injected_skills>"))
+            delta = 1 if _succeeded(between(prompt, "<outcome>", "</outcome>")) else -1
+            injected = _CATALOG_ID.findall(between(prompt, "<injected_skills>", "</injected_skills>"))
             tags = [ToolCallPart("tag_skill", {"skill_id": skill_id, "delta": delta}) for skill_id in injected]
             search = {"query": question or category, "top_k": 1, "keywords": [category]}
             return ModelResponse(parts=[*tags, ToolCallPart("search_skills", search)])
@@ -174,8 +173,8 @@ print(f"{len(messages)} messages, tool calls: {tool_calls}")
 
 
 def _analysis(prompt: str, *, evidence: str) -> dict[str, str]:
-    question = _between(prompt, "<question>", "</question>").strip() or "the task"
-    feedback = _between(prompt, "<feedback>", "</feedback>").strip() or "no feedback"
+    question = between(prompt, "<question>", "</question>").strip() or "the task"
+    feedback = between(prompt, "<feedback>", "</feedback>").strip() or "no feedback"
     succeeded = _succeeded(feedback)
     seen = f" The trace shows: {evidence}." if evidence else ""
     return {
@@ -200,10 +199,6 @@ def _category(question: str) -> str:
     return next((category for stem, category in _CATEGORIES if stem in lowered), "general_request")
 
 
-def _text(content: str) -> ModelResponse:
-    return ModelResponse(parts=[TextPart(content=content)])
-
-
 def _system_prompt(messages: list[ModelMessage], info: AgentInfo) -> str:
     parts = [
         part.content
@@ -215,15 +210,6 @@ def _system_prompt(messages: list[ModelMessage], info: AgentInfo) -> str:
     return "\n".join(parts) or (info.instructions or "")
 
 
-def _first_user_prompt(messages: list[ModelMessage]) -> str:
-    for message in messages:
-        if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
-                    return part.content
-    return ""
-
-
 def _last_user_text(messages: list[ModelMessage]) -> str:
     texts = [
         part.content
@@ -233,26 +219,6 @@ def _last_user_text(messages: list[ModelMessage]) -> str:
         if isinstance(part, UserPromptPart) and isinstance(part.content, str)
     ]
     return texts[-1] if texts else ""
-
-
-def _tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
-    return [
-        part
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, ToolReturnPart)
-    ]
-
-
-def _between(text: str, start: str, end: str) -> str:
-    head, found, tail = text.partition(start)
-    return tail.partition(end)[0] if found else ""
-
-
-def _line_after(text: str, label: str) -> str:
-    match = re.search(rf"^{re.escape(label)}\s*(.*)$", text, re.M)
-    return match.group(1).strip() if match else ""
 
 
 def _scenario_field(scenario: str, label: str) -> str:

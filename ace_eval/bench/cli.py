@@ -1,0 +1,175 @@
+"""`ace-eval bench conventions` and `ace-eval bench tasks FILE.jsonl`: the learning benchmark's command lines.
+
+Exit codes: 0 when every input line, learning sample and answer went through; 1 when one failed
+(the report is still written and the failures are printed first, with their count); 2 for bad
+input, before any model is called.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+from pathlib import Path
+from typing import Any, cast
+
+from tqdm import tqdm
+
+from ace.cli import CommandError, positive_int
+from ace_eval.bench.arms import ARMS, Arm
+from ace_eval.bench.config import BenchConfig
+from ace_eval.bench.environment import FEEDBACK_MODES
+from ace_eval.bench.task_set import TaskSet
+from ace_eval.role_models import ModelServer, add_role_model_flags, role_settings_from_args
+
+__all__ = ["register"]
+
+HELP = "measure learning: arms none / learned / all / icl / oracle on the same test items, paired"
+_FLAG_ROLES = ("agent", "reflector", "skill-manager")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add the `bench` command with its `conventions` and `tasks` families."""
+    parser = subparsers.add_parser(
+        "bench",
+        help=HELP,
+        description=(
+            "Learn a skillbook on a task family's training items with the ACE loop, then score the arms "
+            "none (nothing), learned (matched learned skills), all (every learned skill), icl (the training "
+            "experience pasted in the prompt) and oracle (the true rules written by hand) on the same test "
+            "items, with paired differences. With no model options every role runs on offline scripted "
+            "models: that checks the plumbing in seconds, but measures nothing about learning. "
+            "Exit 0: no failure; 1: an input line, learning sample or answer failed; 2: bad input."
+        ),
+    )
+    families = parser.add_subparsers(dest="family", metavar="FAMILY", required=True)
+    conventions = families.add_parser(
+        "conventions", help="built-in: hidden house rules (formats, units, a policy exception) with control items",
+        description="Short tasks whose answers follow five hidden house rules, plus control items no rule "
+                    "touches; deterministic by --seed (see docs/learning-benchmark.md).",
+    )
+    _add_run_flags(conventions)
+    conventions.set_defaults(handler=_run)
+    tasks = families.add_parser(
+        "tasks", help="your own items: a JSONL file of id, split, question, expected [, rule, control, grading]",
+        description='FILE holds one JSON object per line: {"id", "split": "train"|"test", "question", '
+                    '"expected"} and optionally "rule", "control" (true/false), "grading" ("normalised", the '
+                    'default, or "exact"). A malformed line fails alone (exit 1), named with its line number.',
+    )
+    tasks.add_argument("file", type=Path, metavar="FILE", help="JSONL task file")
+    _add_run_flags(tasks)
+    tasks.set_defaults(handler=_run)
+
+
+def _add_run_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output-dir", type=Path, help="run folder (default: results/bench/run_<id>)")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the conventions items and the bootstrap (default 0)")
+    parser.add_argument("--arms", type=_arms,
+                        help=f"comma-separated arms to score (default: all of {','.join(ARMS)}; oracle only when "
+                             "the task set states its rules)")
+    parser.add_argument("--feedback", choices=FEEDBACK_MODES, default="labels",
+                        help="labels: right/wrong and the expected answer (default); verdict: right/wrong only")
+    parser.add_argument("--train-epochs", type=positive_int, default=1, help="passes over the training items (default 1)")
+    parser.add_argument("--train-limit", type=positive_int, help="use only the first N training items")
+    parser.add_argument("--test-limit", type=positive_int, help="use only the first N test items")
+    parser.add_argument("--trials", type=positive_int, default=1, help="answers per test item and arm (default 1)")
+    parser.add_argument("--icl-budget", type=positive_int, default=2048,
+                        help="tokens of training experience the icl arm pastes into each prompt (default 2048)")
+    parser.add_argument("--skills-limit", type=positive_int, default=3, help="most skills the matcher injects (default 3)")
+    parser.add_argument("--max-workers", type=positive_int, default=1, help="items answered at once (default 1)")
+    add_role_model_flags(parser, _FLAG_ROLES, everyone="every role")
+    parser.add_argument("--reflector-type", choices=["simple", "rr"], default="simple",
+                        help="simple: one-pass Reflector (default: a trace is one question and answer); rr: RecursiveReflector")
+
+
+def _arms(text: str) -> tuple[str, ...]:
+    arms = tuple(part.strip() for part in text.split(",") if part.strip())
+    unknown = [arm for arm in arms if arm not in ARMS]
+    if not arms or unknown:
+        raise argparse.ArgumentTypeError(f"choose among {', '.join(ARMS)}, comma-separated; got {text!r}")
+    return arms
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ace_eval.bench.conventions import conventions
+    from ace_eval.bench.preflight import BenchInputError
+    from ace_eval.bench.report import write_reports
+    from ace_eval.bench.runner import run_bench
+    from ace_eval.bench.task_file import TaskFileError, load_task_file
+
+    if args.family == "tasks":
+        try:
+            task_file = load_task_file(args.file)
+        except TaskFileError as exc:
+            raise CommandError(str(exc)) from exc
+        task_set = TaskSet(name=str(args.file), items=task_file.items, problems=task_file.problems)
+    else:
+        task_set = conventions(args.seed)
+    try:
+        config = _config(args, task_set)
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc
+    if config.plumbing_only:
+        print("note: the roles run on offline scripted models (not LLMs): this run measures the plumbing of the "
+              "benchmark, not learning")
+    for problem in task_set.problems:
+        tqdm.write(f"failure: {problem}")
+    try:
+        report = run_bench(config, task_set, log=tqdm.write)
+    except BenchInputError as exc:
+        raise CommandError(str(exc)) from exc
+    data = write_reports(report)
+    _print_summary(report.failures, data)
+    return int(data["exit_status"])
+
+
+def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
+    arms = args.arms or tuple(arm for arm in ARMS if arm != "oracle" or task_set.rules)
+    return BenchConfig(
+        output_dir=args.output_dir or Path("results") / "bench" / f"run_{secrets.token_hex(6)}",
+        family=args.family,
+        task_file=getattr(args, "file", None),
+        seed=args.seed,
+        arms=cast("tuple[Arm, ...]", arms),
+        feedback=args.feedback,
+        train_epochs=args.train_epochs,
+        train_limit=args.train_limit,
+        test_limit=args.test_limit,
+        trials=args.trials,
+        icl_budget=args.icl_budget,
+        skills_limit=args.skills_limit,
+        agent_model=args.agent_model,
+        reflector_model=args.reflector_model,
+        skill_manager_model=args.skill_manager_model,
+        reflector_type=args.reflector_type,
+        server=ModelServer(api_base=args.api_base, api_key=args.api_key, cache_prompts=args.cache_prompts,
+                           cache_ttl=args.cache_ttl),
+        max_workers=args.max_workers,
+        max_output_tokens=args.max_output_tokens,
+        temperature=args.temperature,
+        request_timeout=args.request_timeout,
+        context_window=args.context_window,
+        role_settings=role_settings_from_args(args, _FLAG_ROLES),
+    )
+
+
+def _print_summary(failures: tuple[str, ...], data: dict[str, Any]) -> None:
+    if failures:
+        print(f"\n{len(failures)} failure(s):")
+        for line in failures:
+            print(f"failure: {line}")
+    print("\narm       accuracy  95% CI            prompt tokens/item")
+    for arm, score in data["scores"].items():
+        tokens = score["prompt_tokens_per_item"]
+        print(f"{arm:<9} {score['accuracy']:.3f}     [{score['ci95'][0]:.3f}, {score['ci95'][1]:.3f}]    "
+              f"{'-' if tokens is None else f'{tokens:.0f}'}")
+    for d in data["differences"]:
+        print(f"{d['arm']} - {d['baseline']}: {d['difference']:+.3f}  paired 95% CI [{d['ci95'][0]:+.3f}, "
+              f"{d['ci95'][1]:+.3f}]  exact McNemar p={d['mcnemar_p']:.3g}  fixed {len(d['fixed'])}, broken "
+              f"{len(d['broken'])} (controls {len(d['controls_broken'])}/{d['control_pairs']})")
+    learning = data["learning"]
+    if learning["samples"]:
+        print(f"learning: {learning['samples']} samples, {learning['learned']} learned from, {learning['failed']} "
+              f"failed, {learning['active_skills']} skills, {learning['seconds']:.0f} s")
+    if data["plumbing_only"]:
+        print("\nplumbing only: scripted roles never read their skills or context, so every arm scores the same by design")
+    print(f"run folder: {data['config']['output_dir']} (report.md, report.json)")

@@ -1,0 +1,62 @@
+"""Everything `ace-eval bench` checks before it calls any model; a problem is a `BenchInputError`.
+
+- settings in range, known arms (each once) and feedback mode, valid request settings;
+- items to run on: test items always, training items when an arm learns;
+- the `oracle` arm only when the task set states its rules;
+- no mix of offline (scripted) and real models, and a provider credential for every real model
+  unless `--api-base` names a server (`ace_eval.role_models.role_models_problem`).
+"""
+
+from __future__ import annotations
+
+from ace.errors import AceError
+from ace_eval.bench.arms import ARMS, LEARNING_ARMS
+from ace_eval.bench.config import BENCH_ROLES, BenchConfig
+from ace_eval.bench.environment import FEEDBACK_MODES
+from ace_eval.bench.task_set import TaskSet
+from ace_eval.role_models import role_models_problem
+
+__all__ = ["BenchInputError", "check_run"]
+
+
+class BenchInputError(AceError, ValueError):
+    """A setting or an input of `ace-eval bench` is wrong; found before any model is called. The
+    message names the problem and the fix."""
+
+
+def check_run(config: BenchConfig, task_set: TaskSet) -> None:
+    """Raise `BenchInputError` for anything the module docstring lists."""
+    limits = {"train_epochs": config.train_epochs, "trials": config.trials, "max_workers": config.max_workers,
+              "skills_limit": config.skills_limit, "icl_budget": config.icl_budget}
+    limits.update({name: value for name, value in (("train_limit", config.train_limit),
+                                                    ("test_limit", config.test_limit)) if value is not None})
+    too_small = [f"{name}={value}" for name, value in limits.items() if value < 1]
+    if too_small:
+        raise BenchInputError(f"{', '.join(too_small)}: must be at least 1")
+    if not config.arms:
+        raise BenchInputError(f"no arm to run; choose among {', '.join(ARMS)}")
+    unknown = [arm for arm in config.arms if arm not in ARMS]
+    if unknown:
+        raise BenchInputError(f"unknown arm(s) {', '.join(map(repr, unknown))}; choose among {', '.join(ARMS)}")
+    if len(set(config.arms)) != len(config.arms):
+        raise BenchInputError(f"arms {', '.join(config.arms)}: name each arm once")
+    if config.feedback not in FEEDBACK_MODES:
+        raise BenchInputError(f"feedback must be one of {', '.join(FEEDBACK_MODES)}; got {config.feedback!r}")
+    for role in BENCH_ROLES:
+        try:
+            config.request_settings(role)
+        except ValueError as exc:
+            raise BenchInputError(f"request settings of the {role.replace('_', ' ')}: {exc}") from exc
+    if not task_set.split("test"):
+        raise BenchInputError(f"{task_set.name} has no usable test item; every arm is scored on the test split")
+    if config.learns and not task_set.split("train"):
+        raise BenchInputError(f"{task_set.name} has no usable training item, and arms "
+                              f"{', '.join(a for a in config.arms if a in LEARNING_ARMS)} learn from "
+                              "them; add training items or run only the none and oracle arms")
+    if "oracle" in config.arms and not task_set.rules:
+        raise BenchInputError(f"the oracle arm injects the true rules, and {task_set.name} states none; "
+                              "leave oracle out of --arms")
+    problem = role_models_problem({role: config.model_of(role) for role in BENCH_ROLES},
+                                  api_base=config.server.api_base)
+    if problem is not None:
+        raise BenchInputError(problem)

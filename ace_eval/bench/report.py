@@ -1,0 +1,298 @@
+"""The run's account of itself: `report.json` (every figure) and `report.md` (the same, to read).
+
+Per arm: accuracy with its 95% interval, per item kind, and the agent's prompt tokens per answer.
+Paired differences (`runner.COMPARISONS`) with their interval, McNemar p-value, fixed and broken
+pairs and the harm on controls; the issue's targets, met or not; the learned skills verbatim and
+per skill its attribution in the `learned` arm (accuracy where injected and where not, and the
+item kinds it reached); the learning cost (wall time, requests, tokens per role); every answer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import platform
+from collections import Counter
+from importlib import metadata
+from typing import Any
+
+from ace.atomic_write import write_text_atomic
+from ace_eval.bench.arms import ARM_QUESTIONS
+from ace_eval.bench.runner import BenchReport
+from ace_eval.bench.scoring import PairedDifference
+
+__all__ = ["CONTROL_HARM_LIMIT", "exit_status", "report_dict", "write_reports"]
+
+CONTROL_HARM_LIMIT = 0.02
+"""The most control pairs the `learned` arm may break (against `none`) for the harm target."""
+
+_PACKAGES = ("ace", "pydantic-ai-slim", "litellm", "numpy", "onnxruntime")
+
+
+def write_reports(report: BenchReport) -> dict[str, Any]:
+    """Write report.json and report.md into the run folder (atomically each); returns the JSON data."""
+    data = report_dict(report)
+    out = report.config.output_dir
+    write_text_atomic(out / "report.json", json.dumps(data, indent=2, default=str) + "\n")
+    write_text_atomic(out / "report.md", markdown(report, data))
+    return data
+
+
+def exit_status(report: BenchReport) -> int:
+    """0 when every input line, learning sample and answer went through; else 1."""
+    return 1 if report.failures else 0
+
+
+def report_dict(report: BenchReport) -> dict[str, Any]:
+    """Everything report.json holds (see the module docstring)."""
+    config = report.config
+    return {
+        "plumbing_only": report.plumbing_only,
+        "exit_status": exit_status(report),
+        "task_set": report.task_set.name,
+        "seed": config.seed,
+        "feedback": config.feedback,
+        "arms": list(config.arms),
+        "items": {
+            "train": len(report.train_items),
+            "test": len(report.test_items),
+            "trials": config.trials,
+            "test_by_kind": dict(sorted(Counter(item.kind for item in report.test_items).items())),
+        },
+        "scores": {
+            arm: {
+                "gets": ARM_QUESTIONS[arm],
+                "accuracy": score.accuracy,
+                "ci95": list(score.ci95),
+                "pairs": score.pairs,
+                "correct": score.correct,
+                "by_kind": score.by_kind,
+                "prompt_tokens_per_item": report.prompt_tokens_per_item(arm),
+                "failures": list(score.failures),
+            }
+            for arm, score in report.scores.items()
+        },
+        "differences": [_difference(difference) for difference in report.differences],
+        "targets": _targets(report),
+        "learning": _learning(report),
+        "skills": [_skill(skill) for skill in report.skills],
+        "attribution": _attribution(report),
+        "icl": dataclasses.asdict(report.icl) if report.icl is not None else None,
+        "per_item": _per_item(report),
+        "phases": [phase.to_dict() for phase in report.phases],
+        "model_settings": report.model_settings,
+        "recoveries": report.recoveries,
+        "failures": list(report.failures),
+        "config": _config(report),
+        "versions": _versions(),
+    }
+
+
+def _difference(difference: PairedDifference) -> dict[str, Any]:
+    data = dataclasses.asdict(difference)
+    data["ci95"] = list(difference.ci95)
+    data["control_harm"] = difference.control_harm
+    return data
+
+
+def _find(report: BenchReport, arm: str, baseline: str) -> PairedDifference | None:
+    return next((d for d in report.differences if (d.arm, d.baseline) == (arm, baseline)), None)
+
+
+def _targets(report: BenchReport) -> dict[str, Any]:
+    """The issue's three targets for the `learned` arm; a target whose arms did not run is None."""
+    versus_none, versus_icl = _find(report, "learned", "none"), _find(report, "learned", "icl")
+    targets: dict[str, Any] = {"learned_beats_none": None, "learned_matches_icl_with_fewer_tokens": None,
+                               "control_harm_at_most_2_percent": None}
+    if versus_none is not None:
+        targets["learned_beats_none"] = {
+            "met": versus_none.ci95[0] > 0, "rule": "paired 95% CI of learned - none above 0",
+            "difference": versus_none.difference, "ci95": list(versus_none.ci95), "mcnemar_p": versus_none.mcnemar_p,
+        }
+        harm = versus_none.control_harm
+        targets["control_harm_at_most_2_percent"] = None if harm is None else {
+            "met": harm <= CONTROL_HARM_LIMIT, "rule": "control pairs right in none but wrong in learned <= 2%",
+            "broken": len(versus_none.controls_broken), "control_pairs": versus_none.control_pairs, "share": harm,
+        }
+    if versus_icl is not None:
+        learned_tokens, icl_tokens = report.prompt_tokens_per_item("learned"), report.prompt_tokens_per_item("icl")
+        fewer = learned_tokens is not None and icl_tokens is not None and learned_tokens < icl_tokens
+        targets["learned_matches_icl_with_fewer_tokens"] = {
+            "met": versus_icl.difference >= 0 and fewer,
+            "rule": "learned - icl >= 0 with fewer prompt tokens per item",
+            "difference": versus_icl.difference, "ci95": list(versus_icl.ci95), "mcnemar_p": versus_icl.mcnemar_p,
+            "prompt_tokens_per_item": {"learned": learned_tokens, "icl": icl_tokens},
+        }
+    return targets
+
+
+def _learning(report: BenchReport) -> dict[str, Any]:
+    phase = next((p for p in report.phases if p.name == "learning"), None)
+    statuses = Counter(outcome.status for outcome in report.learning)
+    return {
+        "epochs": report.config.train_epochs if report.learning else 0,
+        "samples": len(report.learning),
+        "learned": statuses["learned"],
+        "nothing_learned": statuses["nothing learned"],
+        "failed": statuses["failed"],
+        "active_skills": len(report.skills),
+        "skillbook": str(report.skillbook_path) if report.skillbook_path else None,
+        "seconds": round(phase.seconds, 3) if phase else 0.0,
+        "usage": {role: totals.to_dict() for role, totals in phase.usage.items()} if phase else {},
+        "outcomes": [outcome.to_dict() for outcome in report.learning],
+    }
+
+
+def _skill(skill: Any) -> dict[str, Any]:
+    return {
+        "id": skill.id, "section": skill.section, "issue": skill.issue, "insight": skill.insight,
+        "keywords": list(skill.keywords), "used_count": skill.used_count, "helpful_count": skill.helpful_count,
+        "harmful_count": skill.harmful_count, "neutral_count": skill.neutral_count,
+    }
+
+
+def _attribution(report: BenchReport) -> list[dict[str, Any]]:
+    """Per learned skill, in the `learned` arm: accuracy of the answers it was injected into and of
+    the others (None over no answer), and the item kinds it reached."""
+    outcomes = report.outcomes.get("learned", ())
+    kinds = {item.id: item.kind for item in report.test_items}
+    rows = []
+    for skill in report.skills:
+        with_it = [o for o in outcomes if skill.id in o.injected_skill_ids]
+        without = [o for o in outcomes if skill.id not in o.injected_skill_ids]
+        rows.append({
+            "id": skill.id,
+            "injected": len(with_it),
+            "accuracy_injected": _accuracy(with_it),
+            "accuracy_not_injected": _accuracy(without),
+            "injected_by_kind": dict(sorted(Counter(kinds[o.item_id] for o in with_it).items())),
+        })
+    return rows
+
+
+def _accuracy(outcomes: list[Any]) -> float | None:
+    return sum(o.correct for o in outcomes) / len(outcomes) if outcomes else None
+
+
+def _per_item(report: BenchReport) -> list[dict[str, Any]]:
+    rows = []
+    for item in report.test_items:
+        answers = {arm: [o.to_dict() for o in outcomes if o.item_id == item.id]
+                   for arm, outcomes in report.outcomes.items()}
+        rows.append({"id": item.id, "kind": item.kind, "question": item.question, "expected": item.expected,
+                     "answers": answers})
+    return rows
+
+
+def _config(report: BenchReport) -> dict[str, Any]:
+    config = dataclasses.asdict(report.config)
+    config["server"] = {"api_base": report.config.server.api_base, "cache_prompts": report.config.server.cache_prompts,
+                        "cache_ttl": report.config.server.cache_ttl}  # never the API key
+    config["output_dir"] = str(report.config.output_dir)
+    config["task_file"] = str(report.config.task_file) if report.config.task_file else None
+    config["role_settings"] = {role: s.to_dict() for role, s in report.config.role_settings.items()}
+    return config
+
+
+def _versions() -> dict[str, str | None]:
+    versions: dict[str, str | None] = {"python": platform.python_version()}
+    for package in _PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            versions[package] = None
+    return versions
+
+
+def markdown(report: BenchReport, data: dict[str, Any]) -> str:
+    """report.md: the figures of `data` as tables, plumbing warning first."""
+    config = report.config
+    lines = [f"# ace-eval bench run: {config.output_dir.name}", ""]
+    if report.plumbing_only:
+        lines += ["**Plumbing only**: the roles ran on offline scripted models (not LLMs), which never read their "
+                  "skills or context: every arm scores the same by design. These figures show the benchmark "
+                  "works, not that anything learns.", ""]
+    items = data["items"]
+    lines += [
+        f"- task set: `{data['task_set']}`, seed {config.seed}; {items['train']} training items x "
+        f"{config.train_epochs} epoch(s), {items['test']} test items x {items['trials']} trial(s)",
+        f"- feedback while learning: `{config.feedback}`; arms: {', '.join(config.arms)}",
+        f"- models: agent `{config.agent_model}`, {config.reflector_type} reflector `{config.reflector_model}`, "
+        f"skill manager `{config.skill_manager_model}`",
+        f"- exit status: {data['exit_status']} ({len(report.failures)} failure(s))",
+        "",
+        "## Arms",
+        "",
+        "| arm | what the agent gets | accuracy | 95% CI | correct / pairs | prompt tokens per item |",
+        "|---|---|---|---|---|---|",
+    ]
+    for arm, score in data["scores"].items():
+        tokens = score["prompt_tokens_per_item"]
+        lines.append(f"| {arm} | {score['gets']} | {score['accuracy']:.3f} | [{score['ci95'][0]:.3f}, "
+                     f"{score['ci95'][1]:.3f}] | {score['correct']} / {score['pairs']} | "
+                     f"{'-' if tokens is None else f'{tokens:.0f}'} |")
+    lines += ["", "## Paired differences", "",
+              "| arm - baseline | difference | paired 95% CI | exact McNemar p | fixed | broken | controls broken |",
+              "|---|---|---|---|---|---|---|"]
+    for d in data["differences"]:
+        lines.append(f"| {d['arm']} - {d['baseline']} | {d['difference']:+.3f} | [{d['ci95'][0]:+.3f}, "
+                     f"{d['ci95'][1]:+.3f}] | {d['mcnemar_p']:.3g} | {len(d['fixed'])} | {len(d['broken'])} | "
+                     f"{len(d['controls_broken'])} / {d['control_pairs']} |")
+    lines += ["", "## Targets", ""]
+    for name, target in data["targets"].items():
+        verdict = "not run" if target is None else ("met" if target["met"] else "NOT met")
+        rule = "" if target is None else f": {target['rule']}"
+        lines.append(f"- {name.replace('_', ' ')}: **{verdict}**{rule}")
+    kinds = sorted({kind for score in data["scores"].values() for kind in score["by_kind"]})
+    lines += ["", "## Accuracy per item kind", "", "| kind | " + " | ".join(data["scores"]) + " |",
+              "|---|" + "---|" * len(data["scores"])]
+    for kind in kinds:
+        cells = [f"{s['by_kind'][kind]:.2f}" if kind in s["by_kind"] else "-" for s in data["scores"].values()]
+        lines.append(f"| {kind} | " + " | ".join(cells) + " |")
+    lines += _skills_markdown(data)
+    learning = data["learning"]
+    lines += ["", "## Learning cost", "",
+              f"{learning['samples']} samples: {learning['learned']} learned from, {learning['nothing_learned']} "
+              f"taught nothing, {learning['failed']} failed; {learning['seconds']:.0f} s.", "",
+              "| role | requests | input tokens | output tokens |", "|---|---|---|---|"]
+    for role, usage in learning["usage"].items():
+        lines.append(f"| {role} | {usage['requests']} | {usage['input_tokens']} | {usage['output_tokens']} |")
+    if data["icl"] is not None:
+        icl = data["icl"]
+        lines += ["", f"The icl arm's context holds {icl['included']} of {icl['available']} training experiences, "
+                      f"{icl['tokens']} tokens (budget {icl['budget']})."]
+    if report.failures:
+        lines += ["", "## Failures", "", *(f"- {line}" for line in report.failures)]
+    lines += ["", "## Phases", "", "| phase | seconds | role | requests | input tokens | output tokens |",
+              "|---|---|---|---|---|---|"]
+    for phase in data["phases"]:
+        for role, usage in phase["usage"].items():
+            lines.append(f"| {phase['name']} | {phase['seconds']:.0f} | {role} | {usage['requests']} | "
+                         f"{usage['input_tokens']} | {usage['output_tokens']} |")
+    lines += ["", "## Answers", "", "| item | kind | expected | " + " | ".join(data["scores"]) + " |",
+              "|---|---|---|" + "---|" * len(data["scores"])]
+    for row in data["per_item"]:
+        cells = ["".join("✓" if a["correct"] else "✗" for a in row["answers"][arm]) for arm in data["scores"]]
+        lines.append(f"| {row['id']} | {row['kind']} | `{row['expected']}` | " + " | ".join(cells) + " |")
+    lines += ["", "## Versions", "", *(f"- {name}: {version}" for name, version in data["versions"].items()), ""]
+    return "\n".join(lines)
+
+
+def _skills_markdown(data: dict[str, Any]) -> list[str]:
+    lines = ["", "## Learned skills (verbatim)", ""]
+    if not data["skills"]:
+        return lines + ["(none)"]
+    attribution = {row["id"]: row for row in data["attribution"]}
+    for skill in data["skills"]:
+        row = attribution[skill["id"]]
+        rates = " / ".join("-" if r is None else f"{r:.2f}" for r in
+                           (row["accuracy_injected"], row["accuracy_not_injected"]))
+        reached = ", ".join(f"{kind} x{count}" for kind, count in row["injected_by_kind"].items()) or "nothing"
+        lines += [
+            f"- **{skill['id']}** ({skill['section']}; keywords: {', '.join(skill['keywords'])})",
+            f"  - issue: {skill['issue']}",
+            f"  - insight: {skill['insight']}",
+            f"  - learned arm: injected into {row['injected']} answers ({reached}); accuracy injected / not: {rates}; "
+            f"helpful / harmful / neutral: {skill['helpful_count']} / {skill['harmful_count']} / {skill['neutral_count']}",
+        ]
+    return lines
