@@ -1,0 +1,97 @@
+"""`ace-eval bench` from the command line: the offline plumbing run CI relies on, the report, task
+files with bad lines, and bad input refused before any model is called."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from bench_roles import shout_items, write_task_file
+
+from ace_eval.bench.arms import ARMS
+from ace_eval.cli import main
+
+
+def test_offline_conventions_run_is_a_plumbing_check_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "run"
+    code = main(["bench", "conventions", "--output-dir", str(out), "--train-limit", "6", "--test-limit", "8",
+                 "--seed", "4"])
+
+    printed = capsys.readouterr().out
+    assert code == 0
+    assert "measures the plumbing of the benchmark, not learning" in printed
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert data["plumbing_only"] is True and data["exit_status"] == 0
+    assert data["arms"] == list(ARMS) and list(data["scores"]) == list(ARMS)
+    assert data["feedback"] == "labels" and data["seed"] == 4
+    assert data["items"] == {"train": 6, "test": 8, "trials": 1, "test_by_kind": data["items"]["test_by_kind"]}
+    assert sum(data["items"]["test_by_kind"].values()) == 8
+    assert {(d["arm"], d["baseline"]) for d in data["differences"]} >= {("learned", "none"), ("learned", "icl")}
+    assert len({score["accuracy"] for score in data["scores"].values()}) == 1  # scripted agents ignore every arm
+    assert data["learning"]["samples"] == 6 and data["learning"]["failed"] == 0
+    assert "api_key" not in json.dumps(data["config"])
+    report_md = (out / "report.md").read_text(encoding="utf-8")
+    assert "**Plumbing only**" in report_md and "feedback while learning: `labels`" in report_md
+    for arm in ARMS:
+        assert f"| {arm} |" in report_md
+    assert (out / "skillbook.json").exists() and (out / "train_log.jsonl").exists()
+
+
+def test_report_names_the_verdict_feedback_mode(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    assert main(["bench", "conventions", "--output-dir", str(out), "--train-limit", "3", "--test-limit", "3",
+                 "--feedback", "verdict", "--arms", "none,icl"]) == 0
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert data["feedback"] == "verdict" and data["arms"] == ["none", "icl"]
+    assert "feedback while learning: `verdict`" in (out / "report.md").read_text(encoding="utf-8")
+    assert data["targets"]["learned_beats_none"] is None  # the learned arm did not run
+
+
+def test_a_task_file_with_a_bad_line_runs_the_rest_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = write_task_file(tmp_path / "tasks.jsonl", shout_items(), extra_lines=("{broken",))
+    out = tmp_path / "run"
+
+    code = main(["bench", "tasks", str(tasks), "--output-dir", str(out)])
+
+    printed = capsys.readouterr().out
+    assert code == 1
+    assert f"failure: {tasks} line 10: " in printed and "not valid JSON" in printed
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert data["arms"] == ["none", "learned", "all", "icl"]  # no oracle: a task file states no rules
+    assert data["items"]["test"] == 6 and data["items"]["train"] == 3
+    assert len(data["failures"]) == 1 and "line 10" in data["failures"][0]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--arms", "oracle"], "states none; leave oracle out of --arms"),
+        (["--agent-model", "openai/gpt-4.1-mini", "--api-base", "http://127.0.0.1:9/v1"],
+         "mix offline and real models"),
+        (["--arms", "none,none"], "name each arm once"),
+    ],
+)
+def test_bad_input_is_refused_before_any_model_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    tasks = write_task_file(tmp_path / "tasks.jsonl", shout_items())
+    code = main(["bench", "tasks", str(tasks), "--output-dir", str(tmp_path / "run"), *argv])
+
+    err = capsys.readouterr().err
+    assert code == 2
+    assert message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "run" / "report.json").exists()
+
+
+def test_a_task_file_without_test_items_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = write_task_file(tmp_path / "tasks.jsonl", tuple(i for i in shout_items() if i.split == "train"))
+    assert main(["bench", "tasks", str(tasks), "--output-dir", str(tmp_path / "run")]) == 2
+    assert "no usable test item" in capsys.readouterr().err
+
+
+def test_an_unknown_arm_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "conventions", "--arms", "learned,memory"])
+    assert exit_info.value.code == 2
+    assert "choose among none, learned, all, icl, oracle" in capsys.readouterr().err

@@ -1,0 +1,187 @@
+"""`run_bench` on FunctionModel roles: every arm on the same items, what each arm puts in the prompt,
+learning through the loop, feedback modes, honest failures."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench_roles import MARKER, SHOUT_RULE, ShoutAgent, quoting_reflector, shout_skill_manager, shout_task_set
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from ace.retrieval import SkillMatcher
+from ace.skillbook import Skillbook
+from ace_eval.bench.arms import ARMS, count_tokens
+from ace_eval.bench.config import BenchConfig
+from ace_eval.bench.runner import BenchReport, run_bench
+from ace_eval.bench.scoring import pair_key
+
+
+def _run(tmp_path: Path, agent: ShoutAgent | None = None, task_set: Any = None, **changes: Any) -> BenchReport:
+    agent = agent or ShoutAgent()
+    config = BenchConfig(output_dir=tmp_path / "run", **changes)
+    models = {"agent": agent.model(), "reflector": quoting_reflector(), "skill_manager": shout_skill_manager()}
+    return run_bench(config, task_set or shout_task_set(), log=lambda _: None, models=models)  # type: ignore[arg-type]
+
+
+def _prompts_of(agent: ShoutAgent, marker: str) -> list[str]:
+    return [prompt for prompt in agent.prompts if marker in prompt]
+
+
+def test_every_arm_answers_the_same_items_and_trials(tmp_path: Path) -> None:
+    report = _run(tmp_path, trials=2)
+
+    expected = [(item.id, trial) for item in report.test_items for trial in range(2)]
+    assert set(report.outcomes) == set(ARMS)
+    for arm, outcomes in report.outcomes.items():
+        assert [(o.item_id, o.trial) for o in outcomes] == expected, arm
+    assert {(d.arm, d.baseline) for d in report.differences} >= {("learned", "none"), ("learned", "icl")}
+
+
+def test_learning_runs_through_the_loop_and_the_arms_show_what_each_gives(tmp_path: Path) -> None:
+    report = _run(tmp_path)
+
+    assert [o.status for o in report.learning][:1] == ["learned"]  # the first wrong answer taught the rule
+    assert [skill.insight for skill in report.skills] == [SHOUT_RULE.insight]
+    assert report.failures == ()
+    scores = {arm: score.accuracy for arm, score in report.scores.items()}
+    assert scores["none"] == pytest.approx(2 / 6)  # the two controls only
+    assert scores["all"] == scores["oracle"] == scores["icl"] == 1.0  # the rule, however it reaches the prompt
+    none_vs_all = next(d for d in report.differences if (d.arm, d.baseline) == ("all", "none"))
+    assert none_vs_all.fixed == ("test-1", "test-2", "test-3", "test-4")
+    assert none_vs_all.broken == () and none_vs_all.control_pairs == 2
+    assert none_vs_all.mcnemar_p == pytest.approx(2 / 16)
+
+
+def test_learned_arm_injects_what_the_matcher_picks_for_each_task(tmp_path: Path) -> None:
+    report = _run(tmp_path)
+
+    assert report.skillbook_path is not None
+    matcher = SkillMatcher(Skillbook.load_from_file(report.skillbook_path))
+    questions = {item.id: item.question for item in report.test_items}
+    for outcome in report.outcomes["learned"]:
+        matched = tuple(match.skill_id for match in matcher.match(questions[outcome.item_id], 3))
+        assert outcome.injected_skill_ids == matched
+
+
+def test_icl_prompt_holds_the_training_items_and_their_feedback_within_the_budget(tmp_path: Path) -> None:
+    agent = ShoutAgent()
+    report = _run(tmp_path, agent, arms=("icl",))
+
+    assert report.icl is not None and report.icl.included == report.icl.available == 3
+    assert report.icl.tokens == count_tokens(report.icl.text) <= report.icl.budget
+    icl_prompts = [p for p in agent.prompts if "Earlier tasks" in p]
+    assert len(icl_prompts) == len(report.test_items)
+    context = icl_prompts[0].partition("<context>")[2].partition("</context>")[0].strip()
+    assert context == report.icl.text
+    blocks = context.split("\n\n")[1:]
+    assert len(blocks) == len(report.train_items)
+    for item, block in zip(report.train_items, blocks):
+        task, answer, feedback = block.split("\n")
+        assert task == f"Task: {item.question}" and answer.startswith("Answer given: ")
+        # labels: a wrong answer's feedback carries the expected answer
+        assert feedback in ("Feedback: Correct.", f"Feedback: Incorrect. The expected answer is: {item.expected}")
+
+
+def test_icl_budget_keeps_whole_experiences_only(tmp_path: Path) -> None:
+    full = _run(tmp_path / "full", arms=("icl",)).icl
+    assert full is not None
+    budget = full.tokens - 1  # one token short of all three experiences
+    cut = _run(tmp_path / "cut", arms=("icl",), icl_budget=budget).icl
+    assert cut is not None
+    assert cut.included == 2 and cut.tokens <= budget
+    assert cut.text.count("Task: ") == 2 and cut.text == full.text.rpartition("\n\nTask: ")[0]
+
+
+def test_oracle_arm_injects_exactly_the_true_rule_and_nothing_on_controls(tmp_path: Path) -> None:
+    agent = ShoutAgent()
+    report = _run(tmp_path, agent, arms=("oracle",))
+
+    by_question = {p.partition("<question>")[2].partition("</question>")[0].strip(): p for p in agent.prompts}
+    for item in report.test_items:
+        prompt = by_question[item.question]
+        skills = prompt.partition("<skills>")[2].partition("</skills>")[0]
+        if item.control:
+            assert "<skills>" not in prompt
+        else:
+            assert SHOUT_RULE.insight in skills and SHOUT_RULE.issue in skills
+            assert len(re.findall(r"\[context-\d+\]", skills)) == 1
+    assert {len(o.injected_skill_ids) for o in report.outcomes["oracle"] if not o.item_id.startswith("control")} == {1}
+
+
+def test_harm_on_controls_is_counted_against_none(tmp_path: Path) -> None:
+    report = _run(tmp_path, ShoutAgent(overeager=True), arms=("none", "oracle", "all"))
+
+    all_vs_none = next(d for d in report.differences if (d.arm, d.baseline) == ("all", "none"))
+    assert all_vs_none.controls_broken == ("control-1", "control-2")
+    assert all_vs_none.control_harm == 1.0
+    oracle_vs_none = next(d for d in report.differences if (d.arm, d.baseline) == ("oracle", "none"))
+    assert oracle_vs_none.controls_broken == ()  # the oracle injects nothing on a control
+
+
+def test_verdict_feedback_never_shows_the_expected_answer(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def reflector(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        from ace_eval.scripted_messages import first_user_prompt
+
+        seen.append(first_user_prompt(messages))
+        return quoting_reflector().function(messages, info)  # type: ignore[misc, return-value]
+
+    agent = ShoutAgent()
+    config = BenchConfig(output_dir=tmp_path / "run", feedback="verdict", arms=("none", "icl"))
+    models = {"agent": agent.model(), "reflector": FunctionModel(reflector), "skill_manager": shout_skill_manager()}
+    report = run_bench(config, shout_task_set(), log=lambda _: None, models=models)  # type: ignore[arg-type]
+
+    assert seen and all("<feedback>\nIncorrect.\n</feedback>" in p for p in seen)
+    assert not any("RIVER!" in p or "<ground_truth>" in p for p in seen)
+    assert report.icl is not None and "RIVER!" not in report.icl.text and "Feedback: Incorrect." in report.icl.text
+
+
+def test_an_agent_that_raises_fails_its_answer_only(tmp_path: Path) -> None:
+    def flaky(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        from ace_eval.scripted_messages import first_user_prompt
+
+        prompt = first_user_prompt(messages)
+        if "cloud" in prompt or "piano" in prompt:
+            raise RuntimeError("the model fell over")
+        return ShoutAgent().model().function(messages, info)  # type: ignore[misc, return-value]
+
+    config = BenchConfig(output_dir=tmp_path / "run", arms=("none", "oracle"))
+    models = {"agent": FunctionModel(flaky), "reflector": quoting_reflector(), "skill_manager": shout_skill_manager()}
+    report = run_bench(config, shout_task_set(), log=lambda _: None, models=models)  # type: ignore[arg-type]
+
+    failed = [o for o in report.outcomes["none"] if o.error is not None]
+    assert [pair_key(o) for o in failed] == ["test-1", "control-1"]
+    assert all(not o.correct and o.answer is None for o in failed)
+    assert len(report.failures) == 4 and all("the model fell over" in line for line in report.failures)
+    assert len(report.outcomes["none"]) == len(report.test_items)
+
+
+def test_prompt_tokens_per_item_come_from_the_agents_metered_requests(tmp_path: Path) -> None:
+    report = _run(tmp_path)
+
+    for arm in ARMS:
+        phase = next(p for p in report.phases if p.name == f"arm: {arm}")
+        assert report.prompt_tokens_per_item(arm) == phase.usage["agent"].input_tokens / len(report.test_items)
+    tokens = {arm: report.prompt_tokens_per_item(arm) for arm in ARMS}
+    assert tokens["icl"] > tokens["all"] > tokens["none"]  # type: ignore[operator]
+    learning = next(p for p in report.phases if p.name == "learning")
+    assert set(learning.usage) == {"agent", "reflector", "skill_manager"}
+
+
+def test_the_learned_rule_reaches_the_agent_only_through_an_arm(tmp_path: Path) -> None:
+    agent = ShoutAgent()
+    report = _run(tmp_path, agent, arms=("none", "all"))
+
+    assert report.skills  # learning happened: the learned skillbook holds the rule
+    train, test = len(report.train_items), len(report.test_items)
+    none_prompts, all_prompts = agent.prompts[train:train + test], agent.prompts[train + test:]
+    questions = [item.question for item in report.test_items]
+    for prompts in (none_prompts, all_prompts):
+        assert [p.partition("<question>")[2].partition("</question>")[0].strip() for p in prompts] == questions
+    assert not any(MARKER in p for p in none_prompts)
+    assert all(MARKER in p for p in all_prompts)
