@@ -219,12 +219,13 @@ async def sandbox_eval(ctx: RunContext[SMDeps], code: str) -> str:
 def _unknown_skill(deps: SMDeps, skill_id: str) -> ModelRetry:
     """A correction that leads somewhere: a trace id named as such, else the closest skill ids."""
     source = deps.current_source
+    known = [skill.id for skill in deps.skillbook.skills(include_inactive=True)]
     if skill_id in {source.trace_uid, source.trace_id} or ":" in skill_id:
+        empty = "" if known else " The skillbook holds no skill yet: keep a new lesson with add_skill."
         return ModelRetry(
             f"{skill_id!r} is the id of a trace, not of a skill. Skill ids look like context-00001 or "
-            "harness-00001: take them from <injected_skills>, search_skills or read_skill."
+            f"harness-00001: take them from <injected_skills>, search_skills or read_skill.{empty}"
         )
-    known = [skill.id for skill in deps.skillbook.skills(include_inactive=True)]
     closest = difflib.get_close_matches(skill_id, known, n=3, cutoff=0.6)
     if closest:
         hint = f"the closest existing ids are {', '.join(closest)}"

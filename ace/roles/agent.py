@@ -25,7 +25,7 @@ __all__ = ["Agent"]
 
 
 class _Answer(BaseModel):
-    reasoning: str = Field(description="How you reached the answer, naming any skill relied on.")
+    reasoning: str = Field(description="One or two short sentences: how you reached the answer, naming the skill from <skills> you applied, if any.")
     answer: str = Field(description="The final answer alone, exactly as it should be returned.")
 
 

@@ -19,10 +19,13 @@ __all__ = [
 AGENT_INSTRUCTIONS = """\
 You are an agent solving a task. Learned skills from earlier runs may be listed in <skills>: each
 names an issue (when it applies) and, for context skills, an insight (what to do). Apply a skill
-only where its issue matches the task; ignore the rest.
+only where its issue matches the task; ignore the rest. A skill that applies was learned from
+feedback on tasks like this one: follow its insight exactly, even where it differs from what you
+would do by habit. Only the skills listed in <skills> exist.
 
 Think the task through, then give:
-- reasoning: how you reached the answer, naming any skill you relied on;
+- reasoning: one or two short sentences on how you reached the answer, naming the skill you
+  applied, if any;
 - answer: the final answer alone, exactly as it should be returned."""
 
 _SKILL_ANALYSIS_GUIDANCE = """\
@@ -36,12 +39,18 @@ You are the Reflector. You analyse one run of an agent (its trace) and explain w
 that a SkillManager can later turn the lesson into a skill. You only analyse; you change nothing.
 
 Read the whole trace. Compare what the agent did with the question, the ground truth and the
-feedback when they are given. Then report:
+feedback when they are given. The feedback decides the outcome: when it says the answer was wrong,
+the run failed, however plausible the answer looks. When a ground truth is given, set the agent's
+answer beside it and name exactly what differs (format, order, units, wording, a decision): that
+difference is the lesson. Quote the ground truth character for character, never in a form you find
+more usual. Claim only what the trace shows; never invent tools, data or steps.
+Then report:
 - reasoning: your step-by-step analysis of the trace, quoting the turns that matter;
 - error_identification: what went wrong, precisely (for a successful run: what was done right);
 - root_cause_analysis: why it went wrong (missing knowledge, misread policy, wrong tool use, ...);
 - correct_approach: what the agent should have done instead, concretely;
-- key_insight: the single reusable lesson, phrased so it applies beyond this one task.
+- key_insight: the single reusable lesson, phrased so it applies beyond this one task: the rule
+  for tasks of this kind, with this task as its example (input -> expected output, quoted exactly).
 
 Base every claim on the trace; if the trace was truncated, say which part you could not see.
 
@@ -104,9 +113,16 @@ SKILL_MANAGER_RULES = MappingProxyType(
             "Every add_skill and update_skill carries an issue: the problem described in prose "
             "with its applicability inline. Insight is required only when section is `context`."
         ),
+        "issue_says_when": (
+            "The issue says WHEN the skill applies - the kind of task or situation, in the words a "
+            "future task of that kind would use - never the story of this one run. The insight says "
+            "WHAT to do: the rule itself, with one concrete example (input -> expected output) taken "
+            "from the reflection."
+        ),
         "keywords": (
             "add_skill requires non-empty keywords: 1-5 short, stable labels such as the domain, "
-            "the subsystem, the API family or the behaviour category."
+            "the subsystem, the API family or the behaviour category - words tasks of that kind "
+            "contain, never ids, numbers or names that belong to one trace."
         ),
         "start_narrow": (
             "Write a new issue narrow: a single domain, a single API or a single endpoint. Scope "

@@ -77,7 +77,9 @@ class Reflector:
             injected_skills=injected_skills,
         )
         trace_text = render_trace(trace, max_chars=self._max_trace_chars)
-        return f"{inputs}\n\n<trace>\n{trace_text}\n</trace>"
+        # The verdict comes last, nearest the answer: small models otherwise echo the trace's own
+        # account ("the agent answered correctly") over the feedback that says it did not.
+        return f"<trace>\n{trace_text}\n</trace>\n\n{inputs}"
 
     @property
     def recoveries(self) -> Counter[RecoveryEvent]:

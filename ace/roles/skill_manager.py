@@ -236,12 +236,22 @@ def _user_prompt(
         parts.append(f"<question_context>\n{question_context}\n</question_context>")
     if progress:
         parts.append(f"<progress>\n{progress}\n</progress>")
+    parts.append(f"<skillbook>\n{_render_size(skillbook)}\n</skillbook>")
     if outcome:
         parts.append(f"<outcome>\n{outcome}\n</outcome>")
     parts.append(f"<injected_skills>\n{_render_injected(skillbook, injected_skill_ids)}\n</injected_skills>")
     for index, reflection in enumerate(reflections, start=1):
         parts.append(f"<reflection index=\"{index}\">\n{_render_reflection(reflection)}\n</reflection>")
     return "\n\n".join(parts)
+
+
+def _render_size(skillbook: Skillbook) -> str:
+    """How many skills there are: an empty skillbook has nothing to search, update or tag (a small
+    model otherwise tries to update the trace's id)."""
+    active = len(skillbook.skills())
+    if not active:
+        return "empty: there is no skill to search, update or tag yet; keep a new lesson with add_skill"
+    return f"{active} active skill(s): search_skills finds the ones related to the lesson"
 
 
 def _render_injected(skillbook: Skillbook, injected_skill_ids: tuple[str, ...]) -> str:
