@@ -58,3 +58,16 @@ async def test_oversized_trace_is_truncated_with_a_marker(script) -> None:
     prompt = _user_prompt(model.requests[0])
     assert "START" in prompt and "END" in prompt
     assert f"TRACE TRUNCATED: {len(trace) - 500} of {len(trace)} characters cut" in prompt
+
+
+async def test_the_verdict_follows_the_trace_in_the_prompt(script) -> None:
+    model = script([ToolCallPart("final_result", ANALYSIS)])
+
+    await Reflector(model.model).reflect(
+        trace={"answer": "June 9, 2022", "reasoning": "I wrote the date correctly."}, question="Write the date.",
+        ground_truth="2022.06.09", feedback="Incorrect. The expected answer is: 2022.06.09",
+    )
+
+    prompt = _user_prompt(model.requests[0])
+    order = [prompt.index(tag) for tag in ("<trace>", "<question>", "<ground_truth>", "<feedback>")]
+    assert order == sorted(order), "the question, ground truth and feedback come after the trace"

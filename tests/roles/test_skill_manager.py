@@ -356,3 +356,37 @@ def test_claims_that_are_negated_or_backed_by_an_operation_are_not_flagged() -> 
     assert unbacked_claims("Nothing was added: the reflection teaches nothing new.", ()) == ()
     assert unbacked_claims("I did not remove anything.", ()) == ()
     assert unbacked_claims("Tagged context-00001 helpful.", (tag,)) == ()
+
+
+def _user_prompt_of(messages: list[Any]) -> str:
+    return next(part.content for part in messages[0].parts if getattr(part, "part_kind", "") == "user-prompt")
+
+
+async def test_the_prompt_says_whether_the_skillbook_is_empty(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    empty = script(_finalize())
+    await SkillManager(empty.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+    skillbook.add_skill("context", ISSUE, ["airline"], INSIGHT)
+    one = script(_finalize())
+    await SkillManager(one.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    assert "<skillbook>\nempty: there is no skill to search, update or tag yet; keep a new lesson with add_skill" \
+        in _user_prompt_of(empty.requests[0])
+    assert "<skillbook>\n1 active skill(s)" in _user_prompt_of(one.requests[0])
+
+
+async def test_naming_the_trace_id_in_an_empty_skillbook_points_to_add_skill(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    model = script(
+        [ToolCallPart("update_skill", {"skill_id": source.trace_uid, "issue": ISSUE})],
+        [ToolCallPart("add_skill", {"section": "context", "issue": ISSUE, "keywords": ["airline"], "insight": INSIGHT})],
+        _finalize(),
+    )
+
+    output = await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    retry = _retries(model.requests[1])[0]
+    assert "is the id of a trace" in retry and "The skillbook holds no skill yet: keep a new lesson with add_skill" in retry
+    assert [operation.type for operation in output.operations] == ["ADD"]
