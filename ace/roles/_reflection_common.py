@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -10,7 +11,7 @@ from ace.roles.outputs import ReflectorOutput
 from ace.skillbook import Skill, render_prompt
 from ace.untrusted import valid_unicode
 
-__all__ = ["Analysis", "render_task_inputs"]
+__all__ = ["Analysis", "final_answer", "render_task_inputs"]
 
 
 class Analysis(BaseModel):
@@ -33,16 +34,27 @@ class Analysis(BaseModel):
         )
 
 
+def final_answer(trace: Any) -> str | None:
+    """The agent's final answer when the trace states one (a mapping with a string `answer`, as
+    `EvaluateStep` records a one-shot agent's run), else None."""
+    answer = trace.get("answer") if isinstance(trace, Mapping) else None
+    return answer if isinstance(answer, str) else None
+
+
 def render_task_inputs(
     *,
     question: str,
     ground_truth: str | None,
     feedback: str | None,
     injected_skills: Sequence[Skill],
+    answer: str | None = None,
 ) -> str:
-    """The question, ground truth, feedback and injected skills as tagged prompt blocks."""
+    """The question, the agent's final answer beside the ground truth (when both are known), the
+    feedback and the injected skills as tagged prompt blocks."""
     parts = [f"<question>\n{question or '(not given)'}\n</question>"]
     if ground_truth is not None:
+        if answer is not None:
+            parts.append(f"<agent_answer>\n{answer}\n</agent_answer>")
         parts.append(f"<ground_truth>\n{ground_truth}\n</ground_truth>")
     if feedback is not None:
         parts.append(f"<feedback>\n{feedback}\n</feedback>")

@@ -18,7 +18,7 @@ from ace.agentic.sandbox import Sandbox
 from ace.models import RecoveryEvent, RequestSettings
 from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._code_tool import default_sandbox, format_execution
-from ace.roles._reflection_common import Analysis, render_task_inputs
+from ace.roles._reflection_common import Analysis, final_answer, render_task_inputs
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.roles._trace_rendering import render_trace, to_plain_data
 from ace.roles.outputs import ReflectorOutput
@@ -233,7 +233,8 @@ def _user_prompt(
     injected_skills: Sequence[Skill],
 ) -> str:
     inputs = render_task_inputs(
-        question=question, ground_truth=ground_truth, feedback=feedback, injected_skills=injected_skills
+        question=question, ground_truth=ground_truth, feedback=feedback, injected_skills=injected_skills,
+        answer=final_answer(traces),
     )
     return (
         f"{inputs}\n\n<trace_overview>\n{_describe(traces)}\n"

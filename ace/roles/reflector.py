@@ -11,7 +11,7 @@ from pydantic_ai.models import Model
 
 from ace import tracing
 from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
-from ace.roles._reflection_common import Analysis, render_task_inputs
+from ace.roles._reflection_common import Analysis, final_answer, render_task_inputs
 from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.roles.outputs import ReflectorOutput
 from ace.roles.prompts import REFLECTOR_INSTRUCTIONS
@@ -75,6 +75,7 @@ class Reflector:
             ground_truth=ground_truth,
             feedback=feedback,
             injected_skills=injected_skills,
+            answer=final_answer(trace),
         )
         trace_text = render_trace(trace, max_chars=self._max_trace_chars)
         # The verdict comes last, nearest the answer: small models otherwise echo the trace's own

@@ -69,5 +69,16 @@ async def test_the_verdict_follows_the_trace_in_the_prompt(script) -> None:
     )
 
     prompt = _user_prompt(model.requests[0])
-    order = [prompt.index(tag) for tag in ("<trace>", "<question>", "<ground_truth>", "<feedback>")]
-    assert order == sorted(order), "the question, ground truth and feedback come after the trace"
+    order = [prompt.index(tag) for tag in ("<trace>", "<question>", "<agent_answer>", "<ground_truth>", "<feedback>")]
+    assert order == sorted(order), "the question, the answer beside the ground truth, and the feedback follow the trace"
+    assert "<agent_answer>\nJune 9, 2022\n</agent_answer>\n\n<ground_truth>\n2022.06.09\n</ground_truth>" in prompt
+
+
+async def test_no_answer_block_without_a_ground_truth_or_an_answer(script) -> None:
+    model = script([ToolCallPart("final_result", ANALYSIS)], [ToolCallPart("final_result", ANALYSIS)])
+    reflector = Reflector(model.model)
+
+    await reflector.reflect(trace={"answer": "June 9, 2022"}, question="q", feedback="Incorrect.")
+    await reflector.reflect(trace=[{"role": "user", "content": "hi"}], question="q", ground_truth="x")
+
+    assert all("<agent_answer>" not in _user_prompt(request) for request in model.requests)
