@@ -29,6 +29,7 @@ from ace.skillbook import (
     SkillbookError,
     SkillNotFoundError,
     UpdateOperation,
+    normalize_keywords,
 )
 
 __all__ = ["SANDBOX_EVAL_TOOL", "SANDBOX_VARIABLES", "SM_TOOLS", "SMDeps"]
@@ -122,6 +123,7 @@ async def update_skill(
 ) -> dict[str, Any]:
     """Rewrite a skill's issue (required, e.g. widened to cover a new domain) and optionally its
     keywords and insight (omit either to keep the current value)."""
+    _refuse_unchanged(ctx.deps.skillbook, skill_id, issue, keywords, insight)
     current = ctx.deps.skillbook.get_skill(skill_id)
     source = _source_for(ctx.deps, "UPDATE", insight or issue, skill_id)
     _apply(
@@ -129,6 +131,27 @@ async def update_skill(
         skill_id=skill_id, issue=issue, insight=insight, keywords=keywords, insight_source=source,
     )
     return {"ok": True}
+
+
+def _refuse_unchanged(
+    skillbook: Skillbook, skill_id: str, issue: str, keywords: list[str] | None, insight: str | None
+) -> None:
+    """An update that would leave the skill as it is changes nothing but the audit log: refuse it,
+    pointing to add_skill (a small model otherwise copies the skill it found into update_skill and
+    the reflection's own lesson is lost)."""
+    skill = skillbook.get_skill(skill_id)
+    if skill is None:
+        return  # the update itself names the unknown id
+    try:
+        same_keywords = keywords is None or normalize_keywords(keywords) == skill.keywords
+    except SkillbookError:
+        return  # the update itself rejects the keywords
+    if issue == skill.issue and same_keywords and (insight is None or insight == skill.insight):
+        raise ModelRetry(
+            f"update_skill changed nothing: {skill_id} already says exactly this. If the reflection's lesson "
+            "is about another kind of task, keep it with add_skill as a new skill; if nothing is left to do, "
+            "call finalize."
+        )
 
 
 async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: Literal[-1, 0, 1]) -> dict[str, Any]:

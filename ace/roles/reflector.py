@@ -20,6 +20,15 @@ from ace.skillbook import Skill
 __all__ = ["Reflector"]
 
 
+def _last_word(answer: str | None, ground_truth: str | None) -> str:
+    """What the prompt ends with: the comparison that decides the lesson, where a small model looks."""
+    if answer is not None and ground_truth is not None and answer.strip() != ground_truth.strip():
+        return (f"The agent answered `{answer.strip()}`; the expected answer is `{ground_truth.strip()}`. The lesson "
+                f"is the rule that turns this task into `{ground_truth.strip()}`: state it, with this task as its "
+                "example, as the key insight.")
+    return "Judge the run by the feedback, not by the trace's own account of it."
+
+
 class Reflector:
     """Reflects on a trace in a single model call; pure analysis, no decision about skills.
 
@@ -80,7 +89,7 @@ class Reflector:
         trace_text = render_trace(trace, max_chars=self._max_trace_chars)
         # The verdict comes last, nearest the answer: small models otherwise echo the trace's own
         # account ("the agent answered correctly") over the feedback that says it did not.
-        return f"<trace>\n{trace_text}\n</trace>\n\n{inputs}"
+        return f"<trace>\n{trace_text}\n</trace>\n\n{inputs}\n\n{_last_word(final_answer(trace), ground_truth)}"
 
     @property
     def recoveries(self) -> Counter[RecoveryEvent]:

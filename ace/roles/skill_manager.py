@@ -242,7 +242,18 @@ def _user_prompt(
     parts.append(f"<injected_skills>\n{_render_injected(skillbook, injected_skill_ids)}\n</injected_skills>")
     for index, reflection in enumerate(reflections, start=1):
         parts.append(f"<reflection index=\"{index}\">\n{_render_reflection(reflection)}\n</reflection>")
+    parts.append(_first_step(skillbook, injected_skill_ids))  # last, where a small model looks
     return "\n\n".join(parts)
+
+
+def _first_step(skillbook: Skillbook, injected_skill_ids: tuple[str, ...]) -> str:
+    """The procedure's first step for this session, so a small model starts where the rules say."""
+    if injected_skill_ids:
+        return "First, tag_skill each injected skill by the outcome; then follow the procedure."
+    if not skillbook.skills():
+        return ("First step: the skillbook is empty, so if the reflection holds a lesson, keep it with add_skill "
+                "(issue: when it applies; insight: the rule with its example); then finalize.")
+    return "First step: search_skills for the reflection's key insight; then update or add, then finalize."
 
 
 def _render_size(skillbook: Skillbook) -> str:

@@ -82,3 +82,15 @@ async def test_no_answer_block_without_a_ground_truth_or_an_answer(script) -> No
     await reflector.reflect(trace=[{"role": "user", "content": "hi"}], question="q", ground_truth="x")
 
     assert all("<agent_answer>" not in _user_prompt(request) for request in model.requests)
+
+
+async def test_the_prompt_ends_with_the_comparison_that_decides_the_lesson(script) -> None:
+    reflector = Reflector(script().model)  # build_prompt sends nothing
+
+    wrong = reflector.build_prompt(trace={"answer": "June 9, 2022"}, question="q", ground_truth="2022.06.09")
+    right = reflector.build_prompt(trace={"answer": "2022.06.09"}, question="q", ground_truth="2022.06.09")
+
+    assert wrong.endswith("The agent answered `June 9, 2022`; the expected answer is `2022.06.09`. The lesson is the "
+                          "rule that turns this task into `2022.06.09`: state it, with this task as its example, as "
+                          "the key insight.")
+    assert right.endswith("Judge the run by the feedback, not by the trace's own account of it.")

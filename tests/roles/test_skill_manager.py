@@ -390,3 +390,22 @@ async def test_naming_the_trace_id_in_an_empty_skillbook_points_to_add_skill(
     retry = _retries(model.requests[1])[0]
     assert "is the id of a trace" in retry and "The skillbook holds no skill yet: keep a new lesson with add_skill" in retry
     assert [operation.type for operation in output.operations] == ["ADD"]
+
+
+async def test_an_update_that_changes_nothing_is_refused_and_points_to_add_skill(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    existing = skillbook.add_skill("context", ISSUE, ["airline", "cancel"], INSIGHT)
+    model = script(
+        [ToolCallPart("update_skill", {"skill_id": existing.id, "issue": ISSUE, "keywords": ["Airline", "cancel"],
+                                       "insight": INSIGHT})],
+        [ToolCallPart("update_skill", {"skill_id": existing.id, "issue": ISSUE})],
+        _finalize(),
+    )
+
+    output = await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    for request in model.requests[1:]:
+        assert "update_skill changed nothing" in _retries(request)[0] and "add_skill" in _retries(request)[0]
+    assert output.operations == ()
+    assert skillbook.get_skill(existing.id) == existing  # no UPDATE occurrence was recorded
