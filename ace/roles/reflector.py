@@ -23,9 +23,8 @@ __all__ = ["Reflector"]
 def _last_word(answer: str | None, ground_truth: str | None) -> str:
     """What the prompt ends with: the comparison that decides the lesson, where a small model looks."""
     if answer is not None and ground_truth is not None and answer.strip() != ground_truth.strip():
-        return (f"The agent answered `{answer.strip()}`; the expected answer is `{ground_truth.strip()}`. The lesson "
-                f"is the rule that turns this task into `{ground_truth.strip()}`: state it, with this task as its "
-                "example, as the key insight.")
+        # A question, not a sentence to fill in: small models copy imperative prompt text into their fields.
+        return f"Answered: `{answer.strip()}`. Expected: `{ground_truth.strip()}`. What does the expected answer do differently?"
     return "Judge the run by the feedback, not by the trace's own account of it."
 
 

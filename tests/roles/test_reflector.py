@@ -90,7 +90,5 @@ async def test_the_prompt_ends_with_the_comparison_that_decides_the_lesson(scrip
     wrong = reflector.build_prompt(trace={"answer": "June 9, 2022"}, question="q", ground_truth="2022.06.09")
     right = reflector.build_prompt(trace={"answer": "2022.06.09"}, question="q", ground_truth="2022.06.09")
 
-    assert wrong.endswith("The agent answered `June 9, 2022`; the expected answer is `2022.06.09`. The lesson is the "
-                          "rule that turns this task into `2022.06.09`: state it, with this task as its example, as "
-                          "the key insight.")
+    assert wrong.endswith("Answered: `June 9, 2022`. Expected: `2022.06.09`. What does the expected answer do differently?")
     assert right.endswith("Judge the run by the feedback, not by the trace's own account of it.")
