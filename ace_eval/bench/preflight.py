@@ -4,7 +4,7 @@
 - items to run on: test items always, training items when an arm learns;
 - the `oracle` arm only when the task set states its rules;
 - no mix of offline (scripted) and real models, and a provider credential for every real model
-  unless `--api-base` names a server (`ace_eval.role_models.role_models_problem`).
+  unless `--api-base` or `--api-key` is given (`ace_eval.role_models.check_role_models`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from ace_eval.bench.arms import ARMS, LEARNING_ARMS
 from ace_eval.bench.config import BENCH_ROLES, BenchConfig
 from ace_eval.bench.environment import FEEDBACK_MODES
 from ace_eval.bench.task_set import TaskSet
-from ace_eval.role_models import role_models_problem
+from ace_eval.role_models import check_role_models
 
 __all__ = ["BenchInputError", "check_run"]
 
@@ -56,7 +56,8 @@ def check_run(config: BenchConfig, task_set: TaskSet) -> None:
     if "oracle" in config.arms and not task_set.rules:
         raise BenchInputError(f"the oracle arm injects the true rules, and {task_set.name} states none; "
                               "leave oracle out of --arms")
-    problem = role_models_problem({role: config.model_of(role) for role in BENCH_ROLES},
-                                  api_base=config.server.api_base)
-    if problem is not None:
-        raise BenchInputError(problem)
+    try:
+        check_role_models({role: config.model_of(role) for role in BENCH_ROLES},
+                          api_base=config.server.api_base, api_key=config.server.api_key)
+    except ValueError as exc:
+        raise BenchInputError(str(exc)) from None

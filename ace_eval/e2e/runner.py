@@ -332,6 +332,11 @@ def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:
         raise E2EInputError(str(exc)) from exc
 
 
+def _is_unusable_input(outcome: SampleOutcome) -> bool:
+    """A `--traces` file or simulation that could not be used (no trace ran; its detail names it)."""
+    return outcome.trace_uid is None and outcome.source_file is not None and not outcome.operations
+
+
 def _sample_label(outcome: SampleOutcome) -> str:
     if outcome.task_id is not None:
         return f"task {outcome.task_id} trial {outcome.trial if outcome.trial is not None else 0}"
