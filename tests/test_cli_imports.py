@@ -23,8 +23,9 @@ def _loaded_after(code: str) -> list[str]:
         "from ace_eval.cli import make_parser; make_parser(['--help'])",
         "from ace.cli import make_parser; make_parser(['match', 'sb.json', 'task'])",
         "from ace.cli import make_parser; make_parser(['serve', 'sb.json'])",
+        "from ace_eval.cli import make_parser; make_parser(['bench', 'conventions'])",
     ],
-    ids=["import-ace", "ace-parser", "ace-eval-parser", "ace-match-parser", "ace-serve-parser"],
+    ids=["import-ace", "ace-parser", "ace-eval-parser", "ace-match-parser", "ace-serve-parser", "ace-eval-bench-parser"],
 )
 def test_no_llm_client_is_imported(code: str) -> None:
     assert _loaded_after(code) == []

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Literal, get_args
 
 from ace.skillbook import Skillbook
+from ace_eval.bench.names import ARMS, LEARNING_ARMS, Arm
 from ace_eval.bench.task_set import RuleSkill
 
 __all__ = [
@@ -29,13 +29,6 @@ __all__ = [
     "icl_block",
     "oracle_skillbook",
 ]
-
-Arm = Literal["none", "learned", "all", "icl", "oracle"]
-"""One way of giving the agent what was learned (see the module docstring)."""
-ARMS: tuple[Arm, ...] = get_args(Arm)
-"""Every arm, in report order."""
-LEARNING_ARMS = frozenset({"learned", "all", "icl"})
-"""Arms that need the learning phase (its skillbook, or its experience for `icl`)."""
 
 ARM_QUESTIONS: Mapping[str, str] = {
     "none": "the model alone, nothing injected",

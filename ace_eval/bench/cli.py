@@ -10,16 +10,15 @@ from __future__ import annotations
 import argparse
 import secrets
 from pathlib import Path
-from typing import Any, cast
-
-from tqdm import tqdm
+from typing import TYPE_CHECKING, Any, cast
 
 from ace.cli import CommandError, positive_int
-from ace_eval.bench.arms import ARMS, Arm
-from ace_eval.bench.config import BenchConfig
-from ace_eval.bench.environment import FEEDBACK_MODES
-from ace_eval.bench.task_set import TaskSet
+from ace_eval.bench.names import ARMS, FEEDBACK_MODES, Arm
 from ace_eval.role_models import ModelServer, add_role_model_flags, role_settings_from_args
+
+if TYPE_CHECKING:
+    from ace_eval.bench.config import BenchConfig
+    from ace_eval.bench.task_set import TaskSet
 
 __all__ = ["register"]
 
@@ -90,11 +89,15 @@ def _arms(text: str) -> tuple[str, ...]:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: `--help` and a bad flag answer before the roles load.
+    from tqdm import tqdm
+
     from ace_eval.bench.conventions import conventions
     from ace_eval.bench.preflight import BenchInputError
     from ace_eval.bench.report import write_reports
     from ace_eval.bench.runner import run_bench
     from ace_eval.bench.task_file import TaskFileError, load_task_file
+    from ace_eval.bench.task_set import TaskSet
 
     if args.family == "tasks":
         try:
@@ -123,6 +126,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
+    from ace_eval.bench.config import BenchConfig
+
     arms = args.arms or tuple(arm for arm in ARMS if arm != "oracle" or task_set.rules)
     return BenchConfig(
         output_dir=args.output_dir or Path("results") / "bench" / f"run_{secrets.token_hex(6)}",

@@ -11,18 +11,13 @@ Feedback modes (`--feedback`):
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, get_args
 
 from ace.roles import AgentOutput, Sample
 from ace.steps import EnvironmentResult
 from ace_eval.bench.items import BenchItem
+from ace_eval.bench.names import FEEDBACK_MODES, FeedbackMode
 
 __all__ = ["FEEDBACK_MODES", "FeedbackMode", "GradingEnvironment", "bench_samples", "feedback_text", "item_of"]
-
-FeedbackMode = Literal["labels", "verdict"]
-"""What the learner is told about an answer (see the module docstring)."""
-FEEDBACK_MODES: tuple[FeedbackMode, ...] = get_args(FeedbackMode)
-"""The feedback modes; `labels` is the default."""
 
 
 def bench_samples(items: Sequence[BenchItem], *, trials: int = 1, context: str = "") -> list[Sample]:
