@@ -18,9 +18,9 @@ given name, a weight in kilograms, a refund at the regular price within the stat
 A model answers them without help; a skill applied where it does not belong breaks them.
 
 Everything is drawn from `random.Random(seed)`: the same seed gives the same items. No question
-appears twice, so train and test items are distinct while drawn from the same rules. Items are
-ordered round-robin over the rules (and the controls as one more kind), so the first N of a split
-cover every rule evenly.
+appears twice, so train and test items are distinct while drawn from the same rules. Within a
+split, the items of each rule and the controls are spread evenly over the order, so the first N of
+a split hold every rule and the controls in proportion (what `--train-limit` / `--test-limit` keep).
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def conventions(
             control_group.append(BenchItem(id=f"{split}-control-{kind}-{index}", split=split, question=question,
                                            expected=expected, control=True))
         groups.append(control_group)
-        items.extend(_round_robin(groups))
+        items.extend(_interleaved(groups))
     return TaskSet(name="conventions", items=tuple(items), rules=RULES)
 
 
@@ -211,8 +211,9 @@ def _draw(generator: Callable[[random.Random], Generated], rng: random.Random, s
     raise ValueError(f"could not draw another distinct {kind} question; ask for fewer items")
 
 
-def _round_robin(groups: list[list[BenchItem]]) -> list[BenchItem]:
-    ordered: list[BenchItem] = []
-    for position in range(max((len(group) for group in groups), default=0)):
-        ordered.extend(group[position] for group in groups if position < len(group))
-    return ordered
+def _interleaved(groups: list[list[BenchItem]]) -> list[BenchItem]:
+    """Each group's items spread evenly over the order (item k of a group of n sits at (k + 1/2) / n;
+    ties in group order), so every prefix holds each group in proportion to its size."""
+    keyed = [((index + 0.5) / len(group), rank, item)
+             for rank, group in enumerate(groups) for index, item in enumerate(group)]
+    return [item for _, _, item in sorted(keyed, key=lambda entry: (entry[0], entry[1]))]
