@@ -75,6 +75,8 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
                         help="tokens of training experience the icl arm pastes into each prompt (default 2048)")
     parser.add_argument("--skills-limit", type=positive_int, default=3, help="most skills the matcher injects (default 3)")
     parser.add_argument("--max-workers", type=positive_int, default=1, help="items answered at once (default 1)")
+    parser.add_argument("--session-max-requests", type=positive_int,
+                        help="most requests of one SkillManager or RecursiveReflector session (default 30)")
     add_role_model_flags(parser, _FLAG_ROLES, everyone="every role")
     parser.add_argument("--reflector-type", choices=["simple", "rr"], default="simple",
                         help="simple: one-pass Reflector (default: a trace is one question and answer); rr: RecursiveReflector")
@@ -153,6 +155,7 @@ def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
         temperature=args.temperature,
         request_timeout=args.request_timeout,
         context_window=args.context_window,
+        session_max_requests=args.session_max_requests,
         role_settings=role_settings_from_args(args, _FLAG_ROLES),
     )
 

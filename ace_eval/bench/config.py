@@ -5,13 +5,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ace.models import RequestSettings
 from ace.roles import Agent, Reflector, RecursiveReflector, SkillManager
-from ace_eval.bench.arms import ARMS, LEARNING_ARMS, Arm
-from ace_eval.bench.environment import FeedbackMode
+from ace_eval.bench.names import ARMS, LEARNING_ARMS, Arm, FeedbackMode
 from ace_eval.role_models import OFFLINE_MODELS, SCRIPTED, ModelServer, layered_settings
+
+if TYPE_CHECKING:
+    from ace.agentic import AgenticConfig
 
 __all__ = ["BENCH_ROLES", "AGENT_DEFAULT_SETTINGS", "BenchConfig", "BenchRole"]
 
@@ -72,6 +74,8 @@ class BenchConfig:
     """Seconds one request of any role may take (None: each role's default, 300)."""
     context_window: int | None = None
     """The reflector's and SkillManager's context window in tokens (None: litellm's information, else 8192)."""
+    session_max_requests: int | None = None
+    """Most requests of one SkillManager (or RecursiveReflector) session (None: `AgenticConfig`'s default)."""
     role_settings: Mapping[str, RequestSettings] = dataclasses.field(default_factory=dict)
     """Per-role values (by role name) that beat the run-wide ones above."""
 
@@ -95,6 +99,14 @@ class BenchConfig:
         everyone = RequestSettings(max_output_tokens=self.max_output_tokens, temperature=self.temperature,
                                    timeout_seconds=self.request_timeout)
         return layered_settings(default, everyone=everyone, own=self.role_settings.get(role))
+
+    def agentic_config(self) -> AgenticConfig:
+        """The SkillManager's and RecursiveReflector's session settings: context window and request cap."""
+        from ace.agentic import AgenticConfig
+
+        if self.session_max_requests is None:
+            return AgenticConfig(context_window_tokens=self.context_window)
+        return AgenticConfig(context_window_tokens=self.context_window, max_requests=self.session_max_requests)
 
     @property
     def learns(self) -> bool:

@@ -29,7 +29,9 @@ def check_run(config: BenchConfig, task_set: TaskSet) -> None:
     limits = {"train_epochs": config.train_epochs, "trials": config.trials, "max_workers": config.max_workers,
               "skills_limit": config.skills_limit, "icl_budget": config.icl_budget}
     limits.update({name: value for name, value in (("train_limit", config.train_limit),
-                                                    ("test_limit", config.test_limit)) if value is not None})
+                                                    ("test_limit", config.test_limit),
+                                                    ("session_max_requests", config.session_max_requests))
+                   if value is not None})
     too_small = [f"{name}={value}" for name, value in limits.items() if value < 1]
     if too_small:
         raise BenchInputError(f"{', '.join(too_small)}: must be at least 1")

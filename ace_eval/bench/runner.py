@@ -24,7 +24,6 @@ from typing import Any
 
 from pydantic_ai.models import Model
 
-from ace.agentic import AgenticConfig
 from ace.models import UsageMeter, metered
 from ace.pipeline import SampleResult
 from ace.retrieval import SkillMatcher, skill_index
@@ -146,7 +145,7 @@ async def run_bench_async(
     agent = Agent(resolved["agent"], settings=config.request_settings("agent"))
     reflector = _reflector(config, resolved["reflector"], skillbook)
     skill_manager = SkillManager(resolved["skill_manager"], settings=config.request_settings("skill_manager"),
-                                 config=AgenticConfig(context_window_tokens=config.context_window))
+                                 config=config.agentic_config())
     roles = _Roles(agent, reflector, skill_manager)
     out = config.output_dir
     out.mkdir(parents=True, exist_ok=True)
@@ -315,6 +314,5 @@ def _model(config: BenchConfig, role: BenchRole, meter: UsageMeter, given: Model
 def _reflector(config: BenchConfig, model: Model, skillbook: Skillbook) -> Reflector | RecursiveReflector:
     settings = config.request_settings("reflector")
     if config.reflector_type == "rr":
-        return RecursiveReflector(model, skillbook=skillbook.view(), settings=settings,
-                                  config=AgenticConfig(context_window_tokens=config.context_window))
+        return RecursiveReflector(model, skillbook=skillbook.view(), settings=settings, config=config.agentic_config())
     return Reflector(model, settings=settings)
