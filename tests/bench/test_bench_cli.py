@@ -95,3 +95,14 @@ def test_an_unknown_arm_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
         main(["bench", "conventions", "--arms", "learned,memory"])
     assert exit_info.value.code == 2
     assert "choose among none, learned, all, icl, oracle" in capsys.readouterr().err
+
+
+def test_the_documented_example_task_file_runs_offline(tmp_path: Path) -> None:
+    example = Path(__file__).resolve().parents[2] / "examples" / "bench_tasks.jsonl"
+    from ace_eval.bench.task_file import load_task_file
+
+    assert load_task_file(example).problems == ()
+    out = tmp_path / "run"
+    assert main(["bench", "tasks", str(example), "--output-dir", str(out)]) == 0
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert data["items"]["test_by_kind"] == {"control": 2, "log_temperature": 2, "ticket_reference": 2}
