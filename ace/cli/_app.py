@@ -4,8 +4,8 @@ A command module exposes `register(subparsers)`, which adds its sub-parsers and 
 `handler=callable(args) -> int` on each. A CLI lists its commands as `Command(name, help, module)`;
 `build_parser` imports only the module of the command the arguments name, so `--help` and every
 command start without loading the others (nor the LLM clients they import). Handlers raise
-`CommandError` for bad input; `run_cli` turns it into a one-line message on stderr and exit code 2,
-never a traceback. A usage mistake (unknown flag, bad value) is one line too, with a pointer to
+`CommandError` for bad input; `run_cli` turns it, and an `OSError` (a file the system refused to read
+or write), into a one-line message on stderr and exit code 2, never a traceback. A usage mistake (unknown flag, bad value) is one line too, with a pointer to
 `--help`. Every error line goes through `ace.redaction`, with the secrets of the connection strings
 on the command line, so a password given in a `postgresql://` argument is never echoed back.
 """
@@ -84,9 +84,15 @@ def _secrets(argv: Sequence[str]) -> tuple[str, ...]:
     return tuple(secret for arg in argv for secret in url_secrets(arg))
 
 
+def _printable(text: str) -> str:
+    """`text` on one line, control characters written as escapes (a file name may hold any)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     """Parse `argv` and run the chosen handler; returns the process exit code (2 for a usage
-    mistake or a `CommandError`, 1 with a masked traceback for an unexpected exception)."""
+    mistake, a `CommandError` or an `OSError` - one line naming the file -, 1 with a masked
+    traceback for an unexpected exception)."""
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
@@ -97,6 +103,11 @@ def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         return int(handler(args))
     except CommandError as exc:
         print(f"{parser.prog}: error: {redact(str(exc), secrets)}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the file system refused (permissions, a planted link, a FIFO): one line too
+        where = f"{exc.filename}: " if exc.filename else ""
+        message = _printable(f"{where}{exc.strerror or exc}")
+        print(f"{parser.prog}: error: {redact(message, secrets)}", file=sys.stderr)
         return 2
     except Exception:
         print(redact(traceback.format_exc(), secrets), file=sys.stderr, end="")

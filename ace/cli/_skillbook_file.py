@@ -54,12 +54,13 @@ def shown(location: Path | str) -> str:
 
 
 def require_file(path: Path | str) -> None:
-    """Raise `CommandError` when `path` is not an existing file (a database URL is checked when it
-    is opened)."""
+    """Raise `CommandError` when `path` is not an existing regular file (a database URL is checked
+    when it is opened)."""
     if is_database_url(path):
         return
     if not Path(path).is_file():
-        raise CommandError(terminal_text(f"{path}: no such skillbook file", one_line=True))
+        problem = "not a regular file; give a skillbook JSON file" if Path(path).exists() else "no such skillbook file"
+        raise CommandError(terminal_text(f"{path}: {problem}", one_line=True))
 
 
 def format_error_line(error: SkillbookFormatError) -> str:

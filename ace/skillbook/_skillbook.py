@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ace import tracing
 from ace.atomic_write import write_atomic
 from ace.skillbook._changelog import ChangeLog
-from ace.skillbook._checks import read_limited, required_text, text
+from ace.skillbook._checks import required_text, text
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
 from ace.skillbook._journal import MutationJournal
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
@@ -42,7 +42,7 @@ from ace.skillbook._storage import (
 )
 from ace.skillbook._store import is_database_url
 from ace.skillbook._view import SkillbookView
-from ace.untrusted import quote
+from ace.untrusted import quote, read_limited
 
 if TYPE_CHECKING:
     import numpy as np
@@ -458,7 +458,8 @@ class Skillbook:
 
         Concurrent saves are safe: every file is always some save's complete output; the last
         rename wins. Use `Skillbook.locked(path)` for read-modify-write across processes. A symlink
-        is followed: the real file is replaced and its sidecar sits beside it.
+        at `path` is followed: the real file is replaced and its sidecar sits beside it. A sidecar
+        that is itself a symlink is refused (`SymlinkRefusedError`, an `OSError`; nothing written).
 
         A `postgresql://` URL (see `ace.skillbook._store`) is written in one transaction instead.
         """
@@ -476,7 +477,12 @@ class Skillbook:
             path.parent.mkdir(parents=True, exist_ok=True)
             from ace.skillbook._sidecar import write_embeddings  # numpy: loaded by the first save
 
-            write_atomic(embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model, match_model))
+            # The sidecar is never written through a link: one planted beside the JSON would put the
+            # file anywhere (the JSON itself may be a link the user made; `path` is resolved).
+            write_atomic(
+                embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model, match_model),
+                follow_symlinks=False,
+            )
             write_atomic(path, lambda handle: handle.write(document))
 
     @classmethod
