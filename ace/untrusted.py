@@ -151,22 +151,25 @@ def read_limited(path: str | os.PathLike[str], limit: int) -> bytes:
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
-def json_memory_estimate(text: str) -> int:
+def json_memory_estimate(text: str | bytes) -> int:
     """An upper bound, in bytes, of the memory `json.loads(text)` builds: each `{` and `[` costs a
     container, each `,` and `:` one more value, and every character may end up in a string (1, 2 or
-    4 bytes each, by the widest character). Counted in C (`str.count`), so a 100 MiB text takes
-    about 0.1 s. Separators inside strings are counted too: the bound errs on the safe side."""
+    4 bytes each, by the widest character; 4 for UTF-8 bytes that are not all ASCII). Counted in C
+    (`count`), so a 100 MiB text takes about 0.1 s. Separators inside strings are counted too: the
+    bound errs on the safe side."""
     if not text:
         return 0
     widest = 1
     if not text.isascii():
-        top = max(text)
+        top = max(text) if isinstance(text, str) else "\U0010ffff"
         widest = 4 if top > "\uffff" else 2 if top > "\xff" else 1
-    tokens = {**_CONTAINER_BYTES, **_MEMBER_BYTES}
-    return widest * len(text) + sum(text.count(token) * cost for token, cost in tokens.items())
+    costs = {**_CONTAINER_BYTES, **_MEMBER_BYTES}
+    if isinstance(text, bytes):
+        return widest * len(text) + sum(text.count(token.encode()) * cost for token, cost in costs.items())
+    return widest * len(text) + sum(text.count(token) * cost for token, cost in costs.items())
 
 
-def check_json_memory(text: str, what: str, *, size: int | None = None, extra: int = 0,
+def check_json_memory(text: str | bytes, what: str, *, size: int | None = None, extra: int = 0,
                       max_expansion: float = MAX_JSON_EXPANSION) -> None:
     """Raise `UntrustedInputError` naming `what` when parsing `text`, of `size` bytes (default: its
     length) over `JSON_MEMORY_FLOOR`, could take more than `max_expansion` times that in memory.

@@ -99,18 +99,26 @@ def otlp_spans(document: Any, *, order: int = 0) -> list[OtlpSpan]:
 
 
 def otlp_traces(spans: Iterable[OtlpSpan]) -> list[tuple[int, dict[str, Any]]]:
-    """One `(order, trace)` per root agent run among `spans`, by the root's position in the file."""
+    """One `(order, trace)` per root agent run among `spans`, by the root's position in the file.
+
+    Linear in the number of spans (plus sorting): each span's run and each run's root are found once
+    and remembered, so a file of many runs, or of one long chain of spans, costs what its size does."""
     by_trace: dict[str, dict[str, OtlpSpan]] = {}
     for span in spans:
         by_trace.setdefault(span.trace_id, {})[span.span_id] = span
     traces: list[tuple[int, dict[str, Any]]] = []
     for members in by_trace.values():
-        runs = {span_id: _owning_run(span, members) for span_id, span in members.items()}
-        for root in members.values():
-            if root.is_agent_run and _owning_run(root, members, above=True) is None:
-                owned = sorted((s for s in members.values() if _root_of(s, members, runs) == root.span_id),
-                               key=lambda s: (s.start, s.order))
-                traces.append((root.order, _trace(root, owned, runs)))
+        runs = _owning_runs(members)
+        above = {span_id: runs.get(members[span_id].parent_id or "") for span_id, run in runs.items() if run == span_id}
+        roots = _roots(above)
+        owned: dict[str, list[OtlpSpan]] = {}
+        for span_id, run in runs.items():
+            root = roots.get(run) if run is not None else None
+            if root is not None:
+                owned.setdefault(root, []).append(members[span_id])
+        for root_id, root_spans in owned.items():
+            root_spans.sort(key=lambda s: (s.start, s.order))
+            traces.append((members[root_id].order, _trace(members[root_id], root_spans, runs)))
     return sorted(traces, key=lambda item: item[0])
 
 
@@ -171,27 +179,61 @@ def _value(value: Any) -> Any:
     return None
 
 
-def _owning_run(span: OtlpSpan, members: Mapping[str, OtlpSpan], *, above: bool = False) -> str | None:
-    """The nearest agent run at or (with `above`) strictly above `span`, by span id."""
-    current: OtlpSpan | None = members.get(span.parent_id or "") if above else span
-    seen: set[str] = set()
-    while current is not None and current.span_id not in seen:
-        if current.is_agent_run:
-            return current.span_id
-        seen.add(current.span_id)
-        current = members.get(current.parent_id or "")
-    return None
+def _owning_runs(members: Mapping[str, OtlpSpan]) -> dict[str, str | None]:
+    """Each span's nearest agent run at or above it (by span id; None when there is none, or the
+    parents loop without one). Each span is resolved once: a walk up stops at a span already known."""
+    runs: dict[str, str | None] = {}
+    for start in members:
+        path: list[str] = []
+        on_path: set[str] = set()
+        current: str | None = start
+        found: str | None = None
+        while current is not None and current in members:
+            if current in runs:
+                found = runs[current]
+                break
+            if current in on_path:  # the parents loop without an agent run
+                break
+            span = members[current]
+            if span.is_agent_run:
+                found = current
+                break
+            path.append(current)
+            on_path.add(current)
+            current = span.parent_id
+        for span_id in path:
+            runs[span_id] = found
+        if current is not None and current in members and current not in runs:
+            runs[current] = found  # the agent run itself (or a looping span: None)
+    return runs
 
 
-def _root_of(span: OtlpSpan, members: Mapping[str, OtlpSpan], runs: Mapping[str, str | None]) -> str | None:
-    run, seen = runs[span.span_id], set()
-    while run is not None and run not in seen:
-        seen.add(run)
-        above = _owning_run(members[run], members, above=True)
-        if above is None:
-            return run
-        run = above
-    return None
+def _roots(above: Mapping[str, str | None]) -> dict[str, str]:
+    """Each agent run's root run (the run above all others over it), from `above`: each run's nearest
+    run strictly above (None for a root). Runs whose chain of runs loops have no root."""
+    roots: dict[str, str | None] = {}
+    for start in above:
+        path: list[str] = []
+        on_path: set[str] = set()
+        current: str | None = start
+        found: str | None = None
+        while current is not None and current in above:
+            if current in roots:
+                found = roots[current]
+                break
+            if current in on_path:
+                break
+            if above[current] is None:
+                found = current
+                break
+            path.append(current)
+            on_path.add(current)
+            current = above[current]
+        for run in path:
+            roots[run] = found
+        if current is not None and current in above and current not in roots:
+            roots[current] = found
+    return {run: root for run, root in roots.items() if root is not None}
 
 
 # -- the trace -------------------------------------------------------------------------------------

@@ -20,8 +20,9 @@ def trace_question(ctx: ACEStepContext) -> str:
     if isinstance(trace.get("question"), str):
         return trace["question"]
     task = trace.get("task")
-    if isinstance(task, Mapping):
-        instructions = (task.get("user_scenario") or {}).get("instructions")
+    scenario = task.get("user_scenario") if isinstance(task, Mapping) else None
+    if isinstance(scenario, Mapping):
+        instructions = scenario.get("instructions")
         if isinstance(instructions, Mapping):
             return str(instructions.get("reason_for_call") or "")
         if isinstance(instructions, str):
@@ -39,9 +40,10 @@ def trace_feedback(trace: Any) -> str | None:
     simulation: Mapping[str, Any] = nested if isinstance(nested, Mapping) else trace
     reward_info = simulation.get("reward_info")
     if isinstance(reward_info, Mapping):
-        db_check = reward_info.get("db_check") or {}
+        db_check = reward_info.get("db_check")
+        db_match = db_check.get("db_match") if isinstance(db_check, Mapping) else None
         return (
-            f"reward={reward_info.get('reward')}; db_match={db_check.get('db_match')}; "
+            f"reward={reward_info.get('reward')}; db_match={db_match}; "
             f"termination={simulation.get('termination_reason')}"
         )
     return None

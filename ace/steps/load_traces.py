@@ -12,9 +12,12 @@ the file (and the line of a JSONL file, the simulation of a Results file) - neve
 never another exception. A file that cannot be used at all fails the one sample it gets; a bad
 JSONL line or a bad simulation fails only its own sample, the file's other traces load (a bad line of
 a span file is one failed sample; the runs of the other lines load). Limits:
-`MAX_TRACE_FILE_BYTES` per file, and `ace.untrusted`'s JSON limits (nesting depth 64, integers of
-at most 4,300 digits, no duplicate keys, NaN, Infinity or lone surrogates). JSONL lines end at
-`\\n` only (`\\r\\n` too); U+2028, U+2029 and U+0085 are characters inside a line.
+`MAX_TRACE_FILE_BYTES` per file, a regular file only (a FIFO, device or socket is refused before it
+is opened), and `ace.untrusted`'s JSON limits (nesting depth 64, integers of at most 4,300 digits, no
+duplicate keys, NaN, Infinity or lone surrogates, and a parsed form of at most `MAX_JSON_EXPANSION`
+times the file's size: a file of tiny values is refused before it is parsed, `MAX_LINE_BYTES` per
+line of a JSONL file counted in). JSONL lines end at `\\n` only (`\\r\\n` too); U+2028, U+2029 and
+U+0085 are characters inside a line.
 """
 
 from __future__ import annotations
@@ -30,9 +33,10 @@ from typing import Any
 from ace.errors import AceError
 from ace.steps._otel_traces import OtlpSpan, is_otlp_document, otlp_spans, otlp_traces, run_label
 from ace.steps.context import ACEStepContext
-from ace.untrusted import UntrustedInputError, parse_json, quote
+from ace.untrusted import MAX_JSON_EXPANSION, UntrustedInputError, check_json_memory, open_regular_file, parse_json, quote
 
 __all__ = [
+    "MAX_LINE_BYTES",
     "MAX_TRACE_FILE_BYTES",
     "LoadTracesStep",
     "TraceFileError",
@@ -43,6 +47,10 @@ __all__ = [
 
 MAX_TRACE_FILE_BYTES = 100 * 2**20
 """Largest trace file read (100 MiB; a 50-simulation tau2 Results file is about 3 MiB)."""
+
+MAX_LINE_BYTES = 600
+"""Memory a JSONL line may cost beyond its parsed value (its slot, an error message when it is bad,
+its location), counted per line in the memory bound: a file of 50 million bad lines is refused."""
 
 _SUFFIXES = frozenset({".json", ".jsonl"})
 
@@ -164,7 +172,7 @@ def _stamp(path: Path) -> tuple[int, int]:
 def _load(path: Path, stamp: tuple[int, int]) -> tuple[Any, ...]:
     """Parse `path` once per (mtime, size): a Results file with 50 simulations is read once."""
     try:
-        with path.open("rb") as file:
+        with open_regular_file(path) as file:
             data = file.read(MAX_TRACE_FILE_BYTES + 1)
     except OSError as exc:
         raise TraceFileError(f"cannot read trace file {path}: {exc.strerror or exc}") from exc
@@ -186,9 +194,10 @@ def _load(path: Path, stamp: tuple[int, int]) -> tuple[Any, ...]:
     return tuple(traces)
 
 
-def _parse(data: bytes, what: str) -> Any:
+def _parse(data: bytes, what: str, *, checked: bool = False) -> Any:
+    """`data` parsed; `checked` when the memory bound was checked on the whole file already."""
     try:
-        return parse_json(data, what)
+        return parse_json(data, what, max_expansion=None if checked else MAX_JSON_EXPANSION)
     except UntrustedInputError as exc:
         raise TraceFileError(str(exc)) from None
 
@@ -196,13 +205,17 @@ def _parse(data: bytes, what: str) -> Any:
 def _parse_jsonl(path: Path, data: bytes) -> list[Any]:
     """One trace per non-blank line; lines end at b"\\n" only, so U+2028 & co. stay inside a line.
     A file with an OTLP line (`resourceSpans`) is a span file: one trace per root agent run."""
+    try:  # the bound holds for the file as a whole: each line alone may be small
+        check_json_memory(data, f"trace file {path}", extra=MAX_LINE_BYTES * (data.count(b"\n") + 1))
+    except UntrustedInputError as exc:
+        raise TraceFileError(str(exc)) from None
     lines: list[tuple[int, Any]] = []
     for number, line in enumerate(data.split(b"\n"), start=1):
         line = line.removesuffix(b"\r")
         if not line.strip():
             continue
         try:
-            lines.append((number, _parse(line, f"trace file {path} line {number}")))
+            lines.append((number, _parse(line, f"trace file {path} line {number}", checked=True)))
         except TraceFileError as exc:
             lines.append((number, _Unusable(str(exc))))
     if any(is_otlp_document(document) for _, document in lines):
@@ -268,11 +281,14 @@ def _split_results(path: Path, document: Mapping[str, Any]) -> list[Any]:
     traces: list[Any] = []
     for number, simulation in enumerate(simulations):
         problem = _simulation_problem(simulation)
+        key = _task_key(simulation.get("task_id")) if problem is None else None
+        task = by_id.get(key) if key is not None else None
+        if problem is None and task is not None and (task_problem := _task_problem(task)) is not None:
+            problem = f"its task {quote(key)} {task_problem}"
         if problem:
             traces.append(_Unusable(f"trace file {path} simulation {number}: {problem}"))
         else:
-            key = _task_key(simulation.get("task_id"))
-            traces.append({"task": by_id.get(key) if key is not None else None, "simulation": simulation})
+            traces.append({"task": task, "simulation": simulation})
     return traces
 
 
@@ -291,6 +307,26 @@ def _simulation_problem(simulation: Any) -> str | None:
     task_id = simulation.get("task_id")
     if task_id is not None and not isinstance(task_id, (str, int)):
         return f"\"task_id\" is not a string: {quote(task_id)}"
+    reward_info = simulation.get("reward_info")
+    if reward_info is not None and not isinstance(reward_info, Mapping):
+        return f"\"reward_info\" is not an object: {quote(reward_info)}"
+    db_check = (reward_info or {}).get("db_check")
+    if db_check is not None and not isinstance(db_check, Mapping):
+        return f"\"reward_info.db_check\" is not an object: {quote(db_check)}"
+    return None
+
+
+def _task_problem(task: Mapping[str, Any]) -> str | None:
+    """Why `task`'s fields that traces are read by are not of their tau2 shape (None when they are):
+    the user scenario (an object) and its instructions (an object or text)."""
+    scenario = task.get("user_scenario")
+    if scenario is None:
+        return None
+    if not isinstance(scenario, Mapping):
+        return f"has a \"user_scenario\" that is not an object: {quote(scenario)}"
+    instructions = scenario.get("instructions")
+    if instructions is not None and not isinstance(instructions, (Mapping, str)):
+        return f"has \"user_scenario.instructions\" that are neither an object nor text: {quote(instructions)}"
     return None
 
 
