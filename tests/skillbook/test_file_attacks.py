@@ -145,14 +145,14 @@ def test_a_fifo_named_skill_md_does_not_hang_import_skills_or_keep_the_lock(tmp_
         assert [skill.issue for skill in book.skills()] == ["A plain skill."]
 
 
-def test_a_fifo_planted_as_the_sidecar_does_not_hang_show(tmp_path: Path) -> None:
+def test_a_fifo_planted_as_the_sidecar_does_not_hang_a_command_that_reads_vectors(tmp_path: Path) -> None:
     book = Skillbook()
     book.add_skill("context", "An issue.", ["k"], "An insight.")
     book.save_to_file(tmp_path / "team.json")
     (tmp_path / "team.embeddings.npz").unlink()
     os.mkfifo(tmp_path / "team.embeddings.npz")
 
-    result = ace("skillbook", "show", tmp_path / "team.json")
+    result = ace("skillbook", "copy", tmp_path / "team.json", tmp_path / "copy.json")
 
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     assert "FIFO" in result.stderr and "delete it" in result.stderr
