@@ -9,9 +9,31 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .app import MAX_BODY_BYTES, MAX_LIMIT, MAX_TASK_CHARS, SkillMatchOut, SkillSummary, create_app
+    from .app import (
+        BODY_TIMEOUT_S,
+        LOOPBACK_HOSTS,
+        MAX_BODY_BYTES,
+        MAX_BUFFERED_BODY_BYTES,
+        MAX_LIMIT,
+        MAX_TASK_CHARS,
+        SkillMatchOut,
+        SkillSummary,
+        allowed_host_patterns,
+        create_app,
+    )
 
-__all__ = ["MAX_BODY_BYTES", "MAX_LIMIT", "MAX_TASK_CHARS", "SkillMatchOut", "SkillSummary", "create_app"]
+__all__ = [
+    "BODY_TIMEOUT_S",
+    "LOOPBACK_HOSTS",
+    "MAX_BODY_BYTES",
+    "MAX_BUFFERED_BODY_BYTES",
+    "MAX_LIMIT",
+    "MAX_TASK_CHARS",
+    "SkillMatchOut",
+    "SkillSummary",
+    "allowed_host_patterns",
+    "create_app",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -13,12 +13,13 @@ The file is re-read when it changes on disk (see `WatchedSkillbook`); no restart
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ace import __version__
 from ace.retrieval.embedder import Embedder, EmbeddingError
@@ -31,16 +32,19 @@ from ._inputs import (
     MAX_BODY_BYTES,
     MAX_LIMIT,
     MAX_TASK_CHARS,
-    BodySizeLimit,
     MatchRequest,
     TaskText,
     short_validation_errors,
 )
+from ._request_limits import BODY_TIMEOUT_S, LOOPBACK_HOSTS, MAX_BUFFERED_BODY_BYTES, BodyBudget, BodyLimits, allowed_host_patterns
 from ._watched import PgWatchedSkillbook, watch
 from .ui import UiOptions, mount_ui
 
 __all__ = [
+    "BODY_TIMEOUT_S",
+    "LOOPBACK_HOSTS",
     "MAX_BODY_BYTES",
+    "MAX_BUFFERED_BODY_BYTES",
     "MAX_LIMIT",
     "MAX_TASK_CHARS",
     "STALE_HEADER",
@@ -48,6 +52,7 @@ __all__ = [
     "MatchRequest",
     "SkillMatchOut",
     "SkillSummary",
+    "allowed_host_patterns",
     "create_app",
 ]
 
@@ -100,6 +105,9 @@ def create_app(
     reranker: Reranker | None = None,
     floor: float | None = None,
     ui: UiOptions | None = None,
+    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    body_timeout_s: float = BODY_TIMEOUT_S,
+    max_buffered_body_bytes: int = MAX_BUFFERED_BODY_BYTES,
 ) -> FastAPI:
     """The API app for `skillbook_path`; loads the file and builds the match index before returning.
 
@@ -109,6 +117,12 @@ def create_app(
     skillbook (a writer that saves it after matching stores them), except for the UI's edits when
     `ui` allows them (`UiOptions`; default: a read-only UI without runs). Raises `FileNotFoundError` or `SkillbookError`
     (`SkillbookFormatError` for a malformed file) when the file cannot be loaded.
+
+    Requests are answered only when their Host is one of `allowed_hosts` (Starlette's
+    `TrustedHostMiddleware` patterns; default the loopback names, so a DNS-rebinding page cannot
+    read the skills; `["*"]` accepts any), and their bodies are held to `MAX_BODY_BYTES` (413),
+    `body_timeout_s` (408) and, all requests together, `max_buffered_body_bytes` (503;
+    `app.state.body_budget` counts the bytes held): see `ace.server._request_limits`.
     """
     from fastapi_offline import FastAPIOffline
 
@@ -124,7 +138,8 @@ def create_app(
     )
     app.state.watched = watched
     app.add_exception_handler(RequestValidationError, short_validation_errors)
-    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+    app.state.body_budget = BodyBudget(limit=max_buffered_body_bytes)
+    app.add_middleware(BodyLimits, max_bytes=MAX_BODY_BYTES, timeout_s=body_timeout_s, budget=app.state.body_budget)
 
     @app.middleware("http")
     async def mark_stale_state(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -137,6 +152,8 @@ def create_app(
 
     display = watched.display if isinstance(watched, PgWatchedSkillbook) else str(skillbook_path)
     mount_ui(app, watched, skillbook_path, display, ui or UiOptions())
+    # Added last, so outermost: a request to another Host is refused before its body is read.
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
 
     def match(task: str, limit: int) -> list[dict[str, Any]]:
         watched.current()
@@ -180,8 +197,11 @@ def create_app(
         responses={
             200: _OK,
             400: {"model": ErrorDetail, "description": "The body could not be read (e.g. it is not UTF-8)."},
+            408: {"model": ErrorDetail, "description": "The body did not arrive within the server's deadline "
+                  f"({BODY_TIMEOUT_S:g} s by default)."},
             413: {"model": ErrorDetail, "description": f"The body is over {MAX_BODY_BYTES:,} bytes."},
-            503: _UNAVAILABLE,
+            503: {"model": ErrorDetail, "description": "The embedder or the reranker failed, or the server holds "
+                  "its limit of request bodies (retry after the Retry-After seconds); the reason."},
         },
         description=f"Same answer as `GET /memory/skills?task=&limit=`. The task is at most "
         f"{MAX_TASK_CHARS:,} characters (422 above); a body over {MAX_BODY_BYTES:,} bytes is refused with 413.",

@@ -52,7 +52,7 @@ def test_served_api_answers_a_write_from_another_process_without_restart(pg_url:
         skillbook.add_skill("context", "When a reservation is cancelled, refund to the original payment.",
                             ["refund"], "Refund to the original payment method.")
     app = create_app(pg_url)
-    client = TestClient(app)
+    client = TestClient(app, base_url="http://localhost")
     assert [s["id"] for s in client.get("/memory/skills").json()] == ["context-00001"]
     _add_in_another_process(pg_url, "Baggage allowance depends on the cabin class and membership tier.")
     _eventually(lambda: len(client.get("/memory/skills").json()) == 2)
@@ -71,7 +71,7 @@ def test_server_keeps_serving_while_the_database_is_down_and_recovers() -> None:
         with Skillbook.locked(url) as skillbook:
             skillbook.add_skill("context", "Refunds go to the original payment.", ["refund"], "Refund there.")
         app = create_app(url)
-        client = TestClient(app)
+        client = TestClient(app, base_url="http://localhost")
         server.stop()
         _eventually(lambda: STALE_HEADER in client.get("/memory/skills").headers)
         answer = client.get("/memory/skills")

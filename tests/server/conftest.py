@@ -27,4 +27,4 @@ def skillbook_path(tmp_path: Path, skillbook: Skillbook) -> Path:
 
 @pytest.fixture
 def client(skillbook_path: Path) -> TestClient:
-    return TestClient(create_app(skillbook_path))
+    return TestClient(create_app(skillbook_path), base_url="http://localhost")

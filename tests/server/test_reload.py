@@ -90,7 +90,7 @@ def test_server_uses_the_match_vectors_stored_in_the_sidecar(skillbook, skillboo
     skillbook.save_to_file(skillbook_path)
     embedder = CountingEmbedder(default_embedder())
 
-    client = TestClient(create_app(skillbook_path, embedder=embedder))
+    client = TestClient(create_app(skillbook_path, embedder=embedder), base_url="http://localhost")
     client.get("/memory/skills", params={"task": "kubectl logs is empty"})
 
     assert embedder.calls == [["kubectl logs is empty"]]
@@ -118,7 +118,7 @@ def test_a_reload_that_failed_only_on_embedding_is_retried_without_a_new_save(sk
     from ace.server import create_app
 
     embedder = FlakyEmbedder()
-    client = TestClient(create_app(skillbook_path, embedder=embedder))
+    client = TestClient(create_app(skillbook_path, embedder=embedder), base_url="http://localhost")
     skillbook.add_skill("context", "Helm upgrades fail when a CRD changed between chart versions.",
                         ["helm", "crd"], "Apply the new CRDs before helm upgrade.")
     skillbook.save_to_file(skillbook_path)

@@ -55,7 +55,7 @@ def test_task_nothing_applies_to_returns_200_and_empty_list(client):
 
 
 def test_limit_defaults_to_three(skillbook_path):
-    client = TestClient(create_app(skillbook_path, reranker=AlwaysApplies()))
+    client = TestClient(create_app(skillbook_path, reranker=AlwaysApplies()), base_url="http://localhost")
 
     assert len(client.get("/memory/skills", params={"task": "anything"}).json()) == 3
     assert len(client.get("/memory/skills", params={"task": "anything", "limit": 5}).json()) == 5
@@ -114,7 +114,7 @@ class UnreachableForTasks:
 
 
 def test_reranker_failure_is_503_naming_the_cause(skillbook_path):
-    client = TestClient(create_app(skillbook_path, reranker=BrokenReranker()))
+    client = TestClient(create_app(skillbook_path, reranker=BrokenReranker()), base_url="http://localhost")
 
     response = client.get("/memory/skills", params={"task": POD_TASK})
 
@@ -124,7 +124,7 @@ def test_reranker_failure_is_503_naming_the_cause(skillbook_path):
 
 def test_task_embedding_failure_is_503_naming_the_cause(skillbook, skillbook_path):
     texts = {match_text(s.issue, s.keywords) for s in skillbook.skills()}
-    client = TestClient(create_app(skillbook_path, embedder=UnreachableForTasks(texts)))
+    client = TestClient(create_app(skillbook_path, embedder=UnreachableForTasks(texts)), base_url="http://localhost")
 
     response = client.get("/memory/skills", params={"task": POD_TASK})
 
