@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ace.cli._app import CommandError
 from ace.cli._logging import add_log_level_option, configure_logging
 from ace.cli._reranker import add_reranker_options, reranker_from_args
 from ace.cli._skillbook_file import skillbook_location
+
+if TYPE_CHECKING:
+    from ace.mcp import TraceQuota
 
 __all__ = ["DEFAULT_PORT", "HOST", "register"]
 
@@ -28,6 +31,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port for --http (default {DEFAULT_PORT})")
     parser.add_argument("--traces", type=Path, metavar="DIR",
                         help="folder record_trace writes to (default: <skillbook stem>.traces beside the file)")
+    parser.add_argument("--max-queued-traces", type=int, default=None, metavar="N",
+                        help="most traces the folder may hold; record_trace is refused beyond (default 10000)")
+    parser.add_argument("--max-queued-bytes", type=int, default=None, metavar="BYTES",
+                        help="most bytes of traces the folder may hold; record_trace is refused beyond "
+                        "(default 536870912, 512 MiB)")
     add_reranker_options(parser)
     add_log_level_option(parser)
     parser.set_defaults(handler=_mcp)
@@ -50,9 +58,11 @@ def _mcp(args: argparse.Namespace) -> int:
     configure_logging(args.log_level)
     if args.traces is None and is_database_url(args.path):
         raise CommandError("a skillbook in PostgreSQL needs --traces DIR (the folder record_trace writes to)")
+    quota = _trace_quota(args)
     reranker = reranker_from_args(args)
     try:
-        server = create_server(args.path, reranker=reranker, traces=args.traces, log_level=args.log_level)
+        server = create_server(args.path, reranker=reranker, traces=args.traces, trace_quota=quota,
+                               log_level=args.log_level)
     except (OSError, SkillbookError) as exc:
         if isinstance(exc, SkillbookFormatError):
             message = format_error_line(exc)
@@ -68,3 +78,13 @@ def _mcp(args: argparse.Namespace) -> int:
     else:
         server.run("stdio")
     return 0
+
+
+def _trace_quota(args: argparse.Namespace) -> TraceQuota:
+    from ace.mcp import TraceQuota
+
+    limits = {"max_traces": args.max_queued_traces, "max_bytes": args.max_queued_bytes}
+    for flag, value in (("--max-queued-traces", args.max_queued_traces), ("--max-queued-bytes", args.max_queued_bytes)):
+        if value is not None and value < 1:
+            raise CommandError(f"{flag} must be at least 1, got {value}")
+    return TraceQuota(**{name: value for name, value in limits.items() if value is not None})

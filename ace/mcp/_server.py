@@ -34,7 +34,7 @@ from ace.skillbook import Skill, Skillbook, SkillbookError
 from ace.skillbook._store import is_database_url
 from ace.untrusted import UntrustedInputError, check_text, quote
 
-from ._traces import TraceRecordError, record_trace, trace_queue_path
+from ._traces import TraceQuota, TraceRecordError, record_trace, trace_queue_path
 
 __all__ = ["CATALOG_URI", "MAX_TASK_CHARS", "SKILL_URI", "create_server"]
 
@@ -76,6 +76,7 @@ def create_server(
     reranker: Reranker | None = None,
     floor: float | None = None,
     traces: str | os.PathLike[str] | None = None,
+    trace_quota: TraceQuota | None = None,
     log_level: str = "warning",
 ) -> FastMCP:
     """The MCP server over `skillbook_path`; loads the file and builds the match index first.
@@ -83,7 +84,8 @@ def create_server(
     `embedder`, `reranker` and `floor` go to `SkillMatcher` (`embedder` also to `search_skills`);
     with no `embedder`, the offline default is used; match vectors the skillbook's sidecar lacks are
     computed in memory, never written, as `ace serve` does. `traces` is the folder `record_trace` writes to (default
-    `trace_queue_path(skillbook_path)`). Raises `OSError` or `SkillbookError` when the file cannot
+    `trace_queue_path(skillbook_path)`), holding at most what `trace_quota` allows (default
+    `TraceQuota()`: 10,000 traces, 512 MiB; beyond it `record_trace` is a tool error). Raises `OSError` or `SkillbookError` when the file cannot
     be loaded. Run it with `server.run("stdio")`, or set `server.settings.port` and
     `server.run("streamable-http")`: FastMCP's default host, 127.0.0.1, also turns on its
     DNS-rebinding protection; the endpoint is /mcp. `log_level` is FastMCP's (`debug` ... `error`;
@@ -97,6 +99,7 @@ def create_server(
         lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
     )
     queue = Path(traces) if traces is not None else trace_queue_path(skillbook_path)
+    quota = trace_quota if trace_quota is not None else TraceQuota()
 
     def current_skillbook() -> ServedSkillbook:
         return watched.current()
@@ -173,7 +176,7 @@ def create_server(
     ) -> str:
         """Queue a finished task's trace for offline learning (no model is called); returns the file."""
         try:
-            path = record_trace(queue, task, transcript, outcome)
+            path = record_trace(queue, task, transcript, outcome, quota=quota)
         except TraceRecordError as error:
             raise ToolError(str(error)) from None
         return _json({"recorded": str(path)})
