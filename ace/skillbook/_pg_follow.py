@@ -4,9 +4,11 @@ It LISTENs on `ace_skillbook`; on each notification (and every `poll_interval` s
 proves the connection alive) it reads only the rows stamped after the version it holds, in one
 REPEATABLE READ transaction, and applies them to its Skillbook in place. The Skillbook's change log
 records exactly the ids that changed, so indexes that follow it (`SkillMatcher`) refresh
-incrementally. When the database is unreachable, the last good state stays and `stale` says why;
-the follower reconnects every `retry_interval` seconds and catches up (notifications missed while
-disconnected are covered by reading everything after the held version).
+incrementally. When the database is unreachable, or holds rows that cannot be read (edited by hand
+into malformed documents), or anything else fails, the last good state stays and `stale` says why;
+the follower logs each new reason once, retries every `retry_interval` seconds and catches up
+(notifications missed meanwhile are covered by reading everything after the held version). Its
+thread never ends on an error: only `close()` ends it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ace.skillbook._errors import SkillbookError
 from ace.skillbook._pg_schema import NOTIFY_CHANNEL
 from ace.skillbook._pg_store import (
     Changes,
@@ -29,6 +30,7 @@ from ace.skillbook._pg_store import (
     storage_error,
 )
 from ace.skillbook._pg_store import _VECTOR_KINDS, _psycopg
+from ace.redaction import redact
 from ace.skillbook._skillbook import Skillbook
 
 if TYPE_CHECKING:
@@ -62,6 +64,8 @@ class PgFollower:
         self.skillbook = Skillbook()
         self._state = StoredState()
         self._stale: str | None = None
+        self.failures = 0
+        """Attempts to follow that failed in a row since the last success (0 when following)."""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         conn = connect(self.location)
@@ -72,6 +76,8 @@ class PgFollower:
             conn.close()
             raise
         self._conn: psycopg.Connection | None = conn
+        self._announced = self._state.version
+        """The version `on_change` was last called for (it is called again until it succeeds)."""
         self.on_change = on_change
 
     @property
@@ -109,18 +115,26 @@ class PgFollower:
                 for _ in self._conn.notifies(timeout=self.poll_interval, stop_after=1):
                     pass
                 self._catch_up(self._conn)
-            except (psycopg.Error, SkillbookError, OSError) as error:
-                if isinstance(error, psycopg.Error):
-                    error = storage_error(self.location, error)
-                reason = f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
-                if self._stale != reason:
-                    logger.warning("skillbook %s cannot be followed (%s); serving the last good state",
-                                   self.location.display, reason)
-                self._stale = reason
-                if self._conn is not None:
-                    self._conn.close()
-                    self._conn = None
-                self._stop.wait(self.retry_interval)
+            except Exception as error:  # noqa: BLE001 - whatever fails, the thread lives on: stale, retried
+                self._failed(storage_error(self.location, error) if isinstance(error, psycopg.Error) else error)
+
+    def _failed(self, error: Exception) -> None:
+        """Keep the last good state, say why in `stale` (logged once per new reason), drop the
+        connection and wait `retry_interval` before the next try."""
+        message = redact(" ".join(str(error).split()), self.location.secrets)[:300]
+        reason = f"{type(error).__name__}: {message}"
+        if self._stale != reason:
+            logger.warning("skillbook %s cannot be followed (%s); serving the last good state, retrying every %g s",
+                           self.location.display, reason, self.retry_interval)
+        self._stale = reason
+        self.failures += 1
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except Exception:  # noqa: BLE001 - a connection that cannot even close is dropped all the same
+                pass
+            self._conn = None
+        self._stop.wait(self.retry_interval)
 
     def _catch_up(self, conn: psycopg.Connection) -> None:
         with conn.transaction():
@@ -131,8 +145,7 @@ class PgFollower:
         if changes is None:
             raise FileNotFoundError(2, f"no skillbook named {self.location.name!r} in the database",
                                     self.location.display)
-        changed = changes.version != self._state.version
-        if changed:
+        if changes.version != self._state.version:
             if changes.version < self._state.version or self._state.version < 0:
                 full = apply_changes(StoredState(), changes)
                 _replace(self.skillbook, self._state, full)
@@ -140,9 +153,11 @@ class PgFollower:
             else:
                 _apply_in_place(self.skillbook, changes)
                 self._state = apply_changes(self._state, changes)
+        if self.on_change is not None and self._announced != self._state.version:
+            self.on_change()  # when it raises, the next catch-up calls it again
+            self._announced = self._state.version
         self._stale = None
-        if changed and self.on_change is not None:
-            self.on_change()
+        self.failures = 0
 
 
 def _content(skill: Any) -> tuple[Any, ...]:

@@ -27,10 +27,11 @@ import numpy as np
 
 from ace import tracing
 from ace.redaction import redact, url_secrets
-from ace.skillbook._errors import SkillbookError, SkillbookFormatError
+from ace.skillbook._errors import SkillbookFormatError
+from ace.skillbook._pg_rows import decoded_json, last_number, model_name, skill_from_row
 from ace.skillbook._pg_schema import NOTIFY_CHANNEL, ensure_schema
-from ace.skillbook._provenance import InsightSource
-from ace.skillbook._skill import VALID_SECTIONS, Skill, as_embedding
+from ace.skillbook._skill import VALID_SECTIONS, Skill
+from ace.skillbook._storage import MAX_ID_NUMBER
 from ace.skillbook._store import SkillbookStorageError
 from ace.untrusted import quote
 
@@ -208,69 +209,55 @@ class Changes:
 
 _SKILL_COLUMNS = ", ".join(("id, section, content, active, used_count, helpful_count, harmful_count, neutral_count, "
                             "created_at, updated_at", *(column for column, _ in _VECTOR_KINDS)))
-_MODEL_COLUMNS = ", ".join(f"{column}_model" for column, _ in _VECTOR_KINDS)
+_SKILL_SELECT = _SKILL_COLUMNS.replace("content", "content::text", 1)
+"""The skill columns as read: JSON as text, parsed with `ace.untrusted`'s limits (`_pg_rows`)."""
+_MODEL_SELECT = ", ".join(f"{column}_model::text" for column, _ in _VECTOR_KINDS)
+_VECTOR_COLUMNS = tuple(column for column, _ in _VECTOR_KINDS)
 
 
 def fetch_state(conn: psycopg.Connection, location: PgLocation, since: int, *, for_update: bool = False) -> Changes | None:
     """The rows changed after version `since` (-1: everything), or None when the skillbook does not
     exist. Run it inside one transaction (REPEATABLE READ, or after FOR UPDATE) for a consistent read.
-    Raises `SkillbookFormatError` for a row that is not a valid skill."""
-    name = location.name
+    Raises `SkillbookFormatError` (one line naming the database, skill and field) for any row that is
+    not valid: rows are untrusted, see `_pg_rows`."""
+    name, where = location.name, location.display
     row = conn.execute(
-        f"SELECT version, last_context, last_harness, {_MODEL_COLUMNS} FROM ace_skillbooks WHERE name = %s"
+        f"SELECT version, last_context, last_harness, {_MODEL_SELECT} FROM ace_skillbooks WHERE name = %s"
         + (" FOR UPDATE" if for_update else ""),
         (name,),
     ).fetchone()
     if row is None:
         return None
     version, last_context, last_harness, *model_names = row
-    last_numbers = {"context": last_context, "harness": last_harness}
-    models = {column: model for (column, _), model in zip(_VECTOR_KINDS, model_names)}
+    last_numbers = {section: last_number(value, f"{where}: last_{section}")
+                    for section, value in (("context", last_context), ("harness", last_harness))}
+    models = {column: model_name(model, f"{where}: {column}_model") for column, model in zip(_VECTOR_COLUMNS, model_names)}
     if version == since:
         return Changes(version, [], [], [], last_numbers, models)
     occurrences: dict[str, list[Any]] = {}
     for skill_id, record in conn.execute(
-        "SELECT o.skill_id, o.record FROM ace_occurrences o JOIN ace_skills s "
+        "SELECT o.skill_id, o.record::text FROM ace_occurrences o JOIN ace_skills s "
         "ON s.skillbook = o.skillbook AND s.id = o.skill_id "
         "WHERE s.skillbook = %s AND s.updated_version > %s ORDER BY o.skill_id, o.position",
         (name, since),
     ):
         occurrences.setdefault(skill_id, []).append(record)
     skills = [
-        _skill(row, occurrences.get(row[0], []), location)
+        skill_from_row(row, occurrences.get(row[0], []), _VECTOR_COLUMNS, where)
         for row in conn.execute(
-            f"SELECT {_SKILL_COLUMNS} FROM ace_skills WHERE skillbook = %s AND updated_version > %s",
+            f"SELECT {_SKILL_SELECT} FROM ace_skills WHERE skillbook = %s AND updated_version > %s",
             (name, since),
         )
     ]
     purged = [] if since < 0 else [r[0] for r in conn.execute(
         "SELECT skill_id FROM ace_purged_skills WHERE skillbook = %s AND purged_version > %s", (name, since)
     )]
-    decisions = [(pair, record) for pair, record in conn.execute(
-        "SELECT pair, record FROM ace_similarity_decisions WHERE skillbook = %s AND updated_version > %s "
+    decisions = [(pair, decoded_json(record, f"{where}: similarity decision {quote(pair)}")) for pair, record in conn.execute(
+        "SELECT pair, record::text FROM ace_similarity_decisions WHERE skillbook = %s AND updated_version > %s "
         "ORDER BY position",
         (name, since),
     ) if record is not None or since >= 0]
     return Changes(version, skills, purged, decisions, last_numbers, models)
-
-
-def _skill(row: tuple[Any, ...], occurrences: list[Any], location: PgLocation) -> Skill:
-    skill_id, section, content, active, used, helpful, harmful, neutral, created_at, updated_at, *vectors = row
-    try:
-        arrays = {
-            column: as_embedding(np.frombuffer(vector, dtype="<f4"), f"{skill_id!r} ({column})")
-            for (column, _), vector in zip(_VECTOR_KINDS, vectors) if vector is not None
-        }
-        if not isinstance(content, dict):
-            raise SkillbookError(f"content must be an object, got {quote(content)}")
-        return Skill(
-            id=skill_id, section=section, keywords=content.get("keywords", ()), issue=str(content.get("issue", "")),
-            insight=content.get("insight"), occurrences=tuple(InsightSource.from_dict(o) for o in occurrences),
-            active=active, used_count=used, helpful_count=helpful, harmful_count=harmful, neutral_count=neutral,
-            created_at=created_at, updated_at=updated_at, **arrays,
-        )
-    except SkillbookError as exc:
-        raise SkillbookFormatError(f"{location.display}: skill {quote(skill_id)}: {exc}") from None
 
 
 def apply_changes(state: StoredState, changes: Changes) -> StoredState:
@@ -354,9 +341,10 @@ def _same(old: Skill | None, new: Skill, by_identity: bool) -> bool:
 
 
 def _write(conn: psycopg.Connection, location: PgLocation, base: StoredState, target: StoredState,
-           *, by_identity: bool) -> int | None:
+           *, by_identity: bool, force: bool = False) -> int | None:
     """Write the rows in which `target` differs from `base` (what the database holds, row locked) and
-    notify; returns the new version, or None when nothing changed."""
+    notify; returns the new version, or None when nothing changed (unless `force`: the caller
+    changed rows already)."""
     from psycopg.types.json import Json
 
     name = location.name
@@ -367,7 +355,8 @@ def _write(conn: psycopg.Connection, location: PgLocation, base: StoredState, ta
     undecided = [pair for pair in base.decisions if pair not in target.decisions]
     numbers = {section: max(target.last_numbers.get(section, 0), base.last_numbers.get(section, 0))
                for section in sorted(VALID_SECTIONS)}
-    if not (changed or purged or decided or undecided) and numbers == base.last_numbers and target.models == base.models:
+    if (not (changed or purged or decided or undecided) and numbers == base.last_numbers
+            and target.models == base.models and not force):
         return None
     version = base.version + 1
     with conn.cursor() as cur:
@@ -471,16 +460,22 @@ def load(cls: type[_SB], url: str) -> _SB:
 
 def save(skillbook: Skillbook, url: str) -> None:
     """`save_to_file(url)`: make the database hold exactly this skillbook, in one transaction
-    (rows compared with what it holds; the id counters never go back)."""
+    (rows compared with what it holds; the id counters never go back). Rows that cannot be read
+    (edited by hand into malformed documents) are overwritten whole, as a save overwrites a
+    malformed file: this is how `ace skillbook copy --replace` repairs a damaged skillbook."""
     location = parse_location(url)
     with tracing.span("skillbook.save", path=location.display), _session(location) as conn:
         try:
             with conn.transaction():
                 conn.execute("INSERT INTO ace_skillbooks (name) VALUES (%s) ON CONFLICT DO NOTHING", (location.name,))
-                base = _current(conn, location, for_update=True)
+                overwritten = False
+                try:
+                    base = _current(conn, location, for_update=True)
+                except SkillbookFormatError:
+                    base, overwritten = _unreadable_rows_removed(conn, location, skillbook), True
                 assert base is not None
                 target = _state_of(skillbook, base.version)
-                version = _write(conn, location, base, target, by_identity=False)
+                version = _write(conn, location, base, target, by_identity=False, force=overwritten)
         except BaseException:
             _forget(location)
             raise
@@ -489,6 +484,35 @@ def save(skillbook: Skillbook, url: str) -> None:
             target.last_numbers = {s: max(target.last_numbers.get(s, 0), base.last_numbers.get(s, 0))
                                    for s in sorted(VALID_SECTIONS)}
             _remember((os.getpid(), location.conninfo, location.name), target)
+
+
+def _unreadable_rows_removed(conn: psycopg.Connection, location: PgLocation, skillbook: Skillbook) -> StoredState:
+    """Make way for `skillbook` over rows that cannot be read: delete the skills it does not hold
+    (tombstoned, so followers drop them), every occurrence, and the decisions it does not hold
+    (nulled); return the state to write against, holding only the row's version and counters
+    (clamped to valid ones). Runs inside the caller's transaction, the row locked FOR UPDATE."""
+    name = location.name
+    row = conn.execute("SELECT version, last_context, last_harness FROM ace_skillbooks WHERE name = %s FOR UPDATE",
+                       (name,)).fetchone()
+    assert row is not None  # inserted by the caller
+    version, *numbers = row
+    with skillbook._lock:
+        ids, pairs = list(skillbook._skills), list(skillbook._similarity_decisions)
+    with conn.cursor() as cur:
+        cur.execute("DELETE FROM ace_occurrences WHERE skillbook = %s", (name,))
+        cur.execute("DELETE FROM ace_skills WHERE skillbook = %s AND NOT (id = ANY(%s)) RETURNING id", (name, ids))
+        gone = [(name, skill_id, version + 1) for (skill_id,) in cur.fetchall()]
+        if gone:
+            cur.executemany(
+                "INSERT INTO ace_purged_skills (skillbook, skill_id, purged_version) VALUES (%s, %s, %s) "
+                "ON CONFLICT (skillbook, skill_id) DO UPDATE SET purged_version = EXCLUDED.purged_version", gone,
+            )
+        cur.execute(
+            "UPDATE ace_similarity_decisions SET record = NULL, updated_version = %s "
+            "WHERE skillbook = %s AND record IS NOT NULL AND NOT (pair = ANY(%s))", (version + 1, name, pairs),
+        )
+    last_numbers = {section: min(max(value, 0), MAX_ID_NUMBER) for section, value in zip(("context", "harness"), numbers)}
+    return StoredState(version, {}, last_numbers, {}, {})
 
 
 @contextmanager
