@@ -103,7 +103,7 @@ def keyed(path: Path, size: int) -> Path:
     with path.open("w") as file:
         file.write("{")
         written, number = 1, 0
-        while written < size:
+        while written < size - 2**20:
             piece = ",".join(f'"{key}":0' for key in range(number, number + 100_000))
             file.write(("," if number else "") + piece)
             written += len(piece) + 1
@@ -141,7 +141,7 @@ def main() -> None:
     base = args.base or subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], check=True,
                                        capture_output=True, text=True).stdout.strip()
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs; base {base[:10]}")
-    size = args.mib * 2**20
+    size = args.mib * 2**20 - 2**16  # under the 100 MiB cap of a trace file at --mib 100
     with tempfile.TemporaryDirectory(prefix="ace-bench-loaders-") as folder:
         work = Path(folder)
         export_package(base, work / "base")
