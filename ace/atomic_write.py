@@ -11,8 +11,8 @@ reused, or in another PID namespace). Where locks are unavailable (Windows, a fi
 
 Every name is resolved relative to a descriptor of its folder, and nothing this module creates or
 opens follows a symlink (`O_NOFOLLOW`, `O_EXCL`): a link planted in the folder is never written
-through. `write_atomic` follows a link at the path it is given only when asked to (a skillbook file
-may be a link the user made); `write_atomic_at` and `follow_symlinks=False` refuse one.
+through. A symlink at the path to write is refused (`SymlinkRefusedError`) unless the caller asks
+for it to be followed (`follow_symlinks=True`: a skillbook file may be a link the user made).
 """
 
 from __future__ import annotations
@@ -48,15 +48,15 @@ class SymlinkRefusedError(AceError, OSError):
 
 
 def write_atomic(
-    path: str | os.PathLike[str], write: Callable[[IO[bytes]], object], *, follow_symlinks: bool = True
+    path: str | os.PathLike[str], write: Callable[[IO[bytes]], object], *, follow_symlinks: bool = False
 ) -> None:
     """Write `path` through `write(handle)` (its return value is ignored): a temp file in the same
     folder, fsync, rename, fsync of the folder. The parent folder must exist. On any error the temp
     file is removed and `path` is untouched. An existing file keeps its permission bits. Temp files
     of killed writers of `path` are removed first.
 
-    With `follow_symlinks` a symlink at `path` is followed (its target is replaced, the link stays);
-    without, `SymlinkRefusedError` is raised when `path` is a symlink."""
+    A symlink at `path` is refused with `SymlinkRefusedError` (nothing written); with
+    `follow_symlinks` it is followed instead (its target is replaced, the link stays)."""
     path = Path(os.path.realpath(path)) if follow_symlinks else Path(path)
     directory = os.open(path.parent, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
     try:
@@ -100,10 +100,10 @@ def write_atomic_at(
     os.fsync(directory)
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
+def write_text_atomic(path: str | os.PathLike[str], text: str, *, follow_symlinks: bool = False) -> None:
     """`write_atomic` for UTF-8 text; creates the parent folder if needed."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, lambda handle: handle.write(text.encode("utf-8")))
+    write_atomic(path, lambda handle: handle.write(text.encode("utf-8")), follow_symlinks=follow_symlinks)
 
 
 def _create_temp(directory: int, name: str) -> tuple[str, int]:

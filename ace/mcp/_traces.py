@@ -127,7 +127,7 @@ def record_trace(
                 f"{quota.max_traces:,} traces and {quota.max_bytes:,} bytes; learn from the queued traces and "
                 "remove them, or restart ace mcp with a larger --max-queued-traces / --max-queued-bytes"
             )
-        write_atomic(path, lambda handle: handle.write(data), follow_symlinks=False)
+        write_atomic(path, lambda handle: handle.write(data))
     return path
 
 

@@ -478,12 +478,9 @@ class Skillbook:
             from ace.skillbook._sidecar import write_embeddings  # numpy: loaded by the first save
 
             # The sidecar is never written through a link: one planted beside the JSON would put the
-            # file anywhere (the JSON itself may be a link the user made; `path` is resolved).
-            write_atomic(
-                embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model, match_model),
-                follow_symlinks=False,
-            )
-            write_atomic(path, lambda handle: handle.write(document))
+            # file anywhere. The JSON itself may be a link the user made (`path` is resolved).
+            write_atomic(embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model, match_model))
+            write_atomic(path, lambda handle: handle.write(document), follow_symlinks=True)
 
     @classmethod
     def load_from_file(cls, path: str | PathLike[str], *, vectors: bool = True) -> Skillbook:
