@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ace.untrusted import UntrustedInputError, parse_json, quote
+from ace.untrusted import UntrustedInputError, open_regular_file, parse_json, quote
 
 __all__ = ["MAX_REPORT_BYTES", "RunRow", "list_runs", "read_report_file", "run_folder"]
 
@@ -91,7 +91,7 @@ def read_report_file(folder: Path, filename: str) -> str | None:
     path = folder / filename
     if not path.is_file() or not _inside(path, folder):
         return None
-    with open(path, "rb") as handle:
+    with open_regular_file(path) as handle:  # a FIFO swapped in after is_file() cannot block
         data = handle.read(MAX_REPORT_BYTES + 1)
     if len(data) > MAX_REPORT_BYTES:
         raise UntrustedInputError(f"{filename} is over {MAX_REPORT_BYTES:,} bytes; open it from disk")
@@ -110,7 +110,7 @@ def _row(folder: Path) -> RunRow:
     modified = datetime.fromtimestamp(summary_path.stat().st_mtime, tz=timezone.utc)
     row = RunRow(name=folder.name, modified=modified, has_html=(folder / "report.html").is_file())
     try:
-        with open(summary_path, "rb") as handle:
+        with open_regular_file(summary_path) as handle:
             data = handle.read(MAX_SUMMARY_BYTES + 1)
         if len(data) > MAX_SUMMARY_BYTES:
             raise UntrustedInputError(f"it is over {MAX_SUMMARY_BYTES:,} bytes")
