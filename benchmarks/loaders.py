@@ -4,7 +4,7 @@ side by side in one run.
     python benchmarks/loaders.py [--base REV] [--mib 20] [--spans 8000]
 
 The `ace` package of `--base` (default: where this branch left main, `git merge-base HEAD main`;
-pass e.g. `--base 1654d20` once the branch is merged) is exported with `git archive` into a temporary
+pass e.g. `--base b1c70e3`, the main this branch was measured against, once it is merged) is exported with `git archive` into a temporary
 folder. Every figure is measured in a fresh interpreter per tree, on files written once beforehand:
 
 - OpenTelemetry span files of `--spans` spans: one OTel trace of that many root agent runs (the

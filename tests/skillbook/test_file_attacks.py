@@ -5,6 +5,7 @@ reads from; ace must never write or delete outside them, and never block on a pl
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -168,6 +169,28 @@ def test_a_fifo_named_as_the_skillbook_is_refused_before_it_is_opened(tmp_path: 
     assert result.returncode == 2 and "not a regular file" in result.stderr and result.stderr.count("\n") == 1
     with pytest.raises(NotRegularFileError, match="FIFO"):
         Skillbook.load_from_file(tmp_path / "team.json")
+
+
+@pytest.mark.parametrize("kind", ["socket", "device"])
+def test_a_socket_or_a_device_named_as_the_skillbook_or_skill_md_is_refused_before_it_is_read(
+    kind: str, tmp_path: Path
+) -> None:
+    def plant(path: Path) -> None:
+        if kind == "device":
+            path.symlink_to("/dev/zero")  # endless zeros: a reader would fill its memory up to the limit
+        else:
+            listener = socket.socket(socket.AF_UNIX)
+            listener.bind(str(path))
+            listener.close()
+
+    plant(tmp_path / "team.json")
+    (tmp_path / "skills" / "trap").mkdir(parents=True)
+    plant(tmp_path / "skills" / "trap" / "SKILL.md")
+
+    with pytest.raises(NotRegularFileError, match="socket" if kind == "socket" else "character device"):
+        Skillbook.load_from_file(tmp_path / "team.json")
+    result = ace("skillbook", "import-skills", tmp_path / "skills", tmp_path / "book.json")
+    assert result.returncode == 1 and "not a regular file" in result.stderr
 
 
 def test_a_fifo_named_skill_md_in_out_dir_does_not_hang_the_export(skillbook: Skillbook, tmp_path: Path) -> None:
