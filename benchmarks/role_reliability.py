@@ -33,7 +33,7 @@ from ace.roles import RecursiveReflector, Reflector, ReflectorOutput, SkillManag
 from ace.roles.outputs import SkillManagerOutput
 from ace.skillbook import InsightSource, Skillbook
 from ace.steps import load_trace_file
-from ace_eval.e2e import scripted
+from ace_eval import scripted
 from ace_eval.tau2 import RewardInfo
 from ace_eval.tau2.ace_task import describe_outcome
 

@@ -14,14 +14,13 @@ from typing import TYPE_CHECKING, Literal
 from ace.errors import AceError
 from ace.models import ModelConfigurationError, check_credentials
 from ace.roles import SkillInjection
+from ace_eval.scripted import SCRIPTED
 
 if TYPE_CHECKING:
     from ace.models import RequestSettings
 
 __all__ = ["OFFLINE_MODELS", "ROLES", "SCRIPTED", "E2EConfig", "E2EInputError", "Role"]
 
-SCRIPTED = "scripted"
-"""The model name that selects the offline scripted models (`ace_eval.e2e.scripted`)."""
 OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
 """Model names that are not language models: the scripted models and pydantic-ai's TestModel."""
 

@@ -32,7 +32,7 @@ from ace.roles import RecursiveReflector, Reflector, SkillManager
 from ace.runners import ACE, TraceAnalyser
 from ace.skillbook import Skillbook
 from ace.steps import ACEStepContext
-from ace_eval.e2e import scripted
+from ace_eval import scripted
 from ace_eval.e2e.config import ROLES, E2EConfig, Role
 from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of, unusable_outcome
 from ace_eval.e2e.paired import PairedComparison, TrialOutcome, paired_comparison

@@ -29,7 +29,7 @@ from pydantic_ai.models import Model
 
 from ace.cli import CommandError
 from ace.models import ModelResolutionError, resolve_model
-from ace_eval.e2e.scripted import SCRIPTED, scripted_agent, scripted_user
+from ace_eval.scripted import SCRIPTED, scripted_agent, scripted_user
 from ace_eval.span_export import add_span_options, exporting_spans
 from ace_eval.tau2.data import load_tasks
 from ace_eval.tau2.errors import Tau2Error
