@@ -1,8 +1,9 @@
 """The command-line frame shared by `ace` and `ace-eval`: argparse with lazily loaded command groups.
 
-A command module exposes `register(subparsers)`, which adds its sub-parsers and sets
-`handler=callable(args) -> int` on each. A CLI lists its commands as `Command(name, help, module)`;
-`build_parser` imports only the module of the command the arguments name, so `--help` and every
+A CLI lists its commands as `Command(name, help, module)`: the one place a command's help is
+written. `build_parser` adds each command's sub-parser with that help and, for the command the
+arguments name, imports its module and calls `register(parser)` (or the function `Command.register`
+names), which adds the arguments and sets `handler=callable(args) -> int`. So `--help` and every
 command start without loading the others (nor the LLM clients they import). Handlers raise
 `CommandError` for bad input; `run_cli` turns it, and an `OSError` (a file the system refused to read
 or write), into a one-line message on stderr and exit code 2, never a traceback. A usage mistake (unknown flag, bad value) is one line too, with a pointer to
@@ -41,9 +42,12 @@ class Command:
     name: str
     """What the user types, e.g. `match`."""
     help: str
-    """The one-line help of the top-level command list; the same text the module registers."""
+    """The one-line help: listed by `PROG --help`, and the description of `PROG NAME --help` unless
+    the command's register function sets a longer one."""
     module: str
-    """The module whose `register(subparsers)` adds the command (it may add others too)."""
+    """The module that defines the command's arguments and handler."""
+    register: str = "register"
+    """The function of `module` that fills the command's parser: `register(parser)`."""
 
 
 def build_parser(
@@ -58,18 +62,11 @@ def build_parser(
     parser = _ArgumentParser(prog=prog, description=description)
     parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    if argv is None:
-        wanted = {command.module for command in commands}
-    else:
-        chosen = next((arg for arg in argv if not arg.startswith("-")), None)
-        wanted = {command.module for command in commands if command.name == chosen}
-    loaded: set[str] = set()
+    chosen = None if argv is None else next((arg for arg in argv if not arg.startswith("-")), None)
     for command in commands:
-        if command.module in wanted and command.module not in loaded:
-            importlib.import_module(command.module).register(subparsers)
-            loaded.add(command.module)
-        elif command.name not in subparsers.choices:
-            subparsers.add_parser(command.name, help=command.help)
+        command_parser = subparsers.add_parser(command.name, help=command.help, description=command.help)
+        if argv is None or command.name == chosen:
+            getattr(importlib.import_module(command.module), command.register)(command_parser)
     return parser
 
 

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-HELP = "learn a skillbook from recorded traces (JSON/JSONL, tau2 Results, OpenTelemetry spans)"
 
 _MODEL_HELP = ('model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini; '
                'with --api-base, openai/<served-name>) or "test" (pydantic-ai TestModel, offline: it calls every '
@@ -44,21 +43,17 @@ _KINDS = ("ADD", "UPDATE", "TAG", "REMOVE")
 _REPORTED = {"ADD": "added", "UPDATE": "updated", "TAG": "tagged", "REMOVE": "removed"}
 
 
-def register(subparsers: Any) -> None:
-    """Add the `learn` command to the `ace` parser."""
-    parser = subparsers.add_parser(
-        "learn",
-        help=HELP,
-        description=(
-            "Run the Reflector and the SkillManager over recorded traces (TraceAnalyser) and save what they "
-            "learned into a skillbook. TRACES are files or folders (searched for .json/.jsonl): our JSON/JSONL "
-            "traces, tau2 Results files, or OpenTelemetry GenAI span files (OTLP JSON lines as written by "
-            "FileSpanExporter; one trace per root agent run). The model \"test\" runs offline on pydantic-ai's "
-            "TestModel: a smoke run of the plumbing, not learning - it calls every tool with made-up arguments, "
-            "so its sessions usually stop short and the run exits 1; the scripted models of ace-eval are not "
-            "available here. Exit 0: every trace learned from or nothing to learn; 1: a trace "
-            "failed; 2: bad input."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace learn`."""
+    parser.description = (
+        "Run the Reflector and the SkillManager over recorded traces (TraceAnalyser) and save what they "
+        "learned into a skillbook. TRACES are files or folders (searched for .json/.jsonl): our JSON/JSONL "
+        "traces, tau2 Results files, or OpenTelemetry GenAI span files (OTLP JSON lines as written by "
+        "FileSpanExporter; one trace per root agent run). The model \"test\" runs offline on pydantic-ai's "
+        "TestModel: a smoke run of the plumbing, not learning - it calls every tool with made-up arguments, "
+        "so its sessions usually stop short and the run exits 1; the scripted models of ace-eval are not "
+        "available here. Exit 0: every trace learned from or nothing to learn; 1: a trace "
+        "failed; 2: bad input."
     )
     parser.add_argument("traces", nargs="+", type=Path, metavar="TRACES", help="trace files or folders")
     parser.add_argument("--skillbook", type=skillbook_location, required=True, metavar="SKILLBOOK",

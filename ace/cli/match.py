@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from ace.cli._app import CommandError
 from ace.cli._reranker import add_reranker_options, reranker_from_args
@@ -12,9 +11,8 @@ from ace.cli._reranker import add_reranker_options, reranker_from_args
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
-    """Add the `match` command to the `ace` parser."""
-    parser = subparsers.add_parser("match", help="print the skills of a skillbook that apply to a task")
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace match`."""
     from ace.cli._skillbook_file import skillbook_location
 
     parser.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ace.cli._app import CommandError
 from ace.cli._logging import add_log_level_option, configure_logging
@@ -21,9 +21,8 @@ HOST = "127.0.0.1"
 DEFAULT_PORT = 8766
 
 
-def register(subparsers: Any) -> None:
-    """Add the `mcp` command to the `ace` parser."""
-    parser = subparsers.add_parser("mcp", help="serve a skillbook to MCP clients (tools: match_skills, read_skill, ...)")
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace mcp`."""
     parser.add_argument("path", type=skillbook_location,
                         help="skillbook JSON file (re-read when it changes) or postgresql:// URL (followed through LISTEN/NOTIFY)")
     parser.add_argument("--http", action="store_true",

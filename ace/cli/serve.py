@@ -20,12 +20,8 @@ DEFAULT_PORT = 8765
 _WILDCARDS = ("0.0.0.0", "::", "[::]", "")
 
 
-def register(subparsers: Any) -> None:
-    """Add the `serve` command to the `ace` parser."""
-    parser = subparsers.add_parser(
-        "serve", help="serve the skills HTTP API (/memory/skills) and the skillbook UI (/ui) over a skillbook "
-        "(file or postgresql:// URL)",
-    )
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace serve`."""
     from ace.cli._skillbook_file import skillbook_location
 
     parser.add_argument(

@@ -7,7 +7,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from ace.atomic_write import write_text_atomic
 from ace.cli._app import CommandError
@@ -18,9 +17,8 @@ from ace.untrusted import quote
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
-    """Add the `skillbook` command group to the `ace` parser."""
-    group = subparsers.add_parser("skillbook", help="inspect and maintain a skillbook (JSON file or postgresql:// URL)")
+def register(group: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace skillbook`: its sub-commands."""
     commands = group.add_subparsers(dest="skillbook_command", metavar="SUBCOMMAND", required=True)
 
     show = commands.add_parser("show", help="print the skills (active ones unless --all)")
