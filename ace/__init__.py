@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from ace.errors import AceError
+    from ace.errors import AceError, UsageError
     from ace.skillbook import Skillbook, Skill, InsightSource, TraceRef, UpdateOperation, UpdateBatch
     from ace.roles import Agent, Reflector, RecursiveReflector, SkillManager, AgentOutput, ReflectorOutput, SkillManagerOutput, InjectedSkills
     from ace.retrieval import SkillMatcher, retrieve_top_k
@@ -27,6 +27,7 @@ __version__ = "0.1.0"
 __all__ = [
     "__version__",
     "AceError",
+    "UsageError",
     "Skillbook",
     "Skill",
     "InsightSource",
@@ -53,6 +54,7 @@ __all__ = [
 
 _EXPORTS: dict[str, str] = {
     "AceError": "ace.errors",
+    "UsageError": "ace.errors",
     "Skillbook": "ace.skillbook",
     "Skill": "ace.skillbook",
     "InsightSource": "ace.skillbook",

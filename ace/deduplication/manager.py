@@ -32,6 +32,7 @@ from typing import Literal
 
 import numpy as np
 
+from ace.errors import UsageError
 from ace import tracing
 from ace.retrieval import Embedder, LiteLLMEmbedder, default_embedder, skill_index
 from ace.skillbook import DEDUP_SOURCE_SYSTEM, InsightSource, Skill, Skillbook, UpdateOperation
@@ -58,7 +59,7 @@ class DeduplicationConfig:
 
     def __post_init__(self) -> None:
         if not 0.0 < self.similarity_threshold <= 1.0:
-            raise ValueError(f"similarity_threshold must be in (0, 1]; got {self.similarity_threshold}")
+            raise UsageError(f"similarity_threshold must be in (0, 1]; got {self.similarity_threshold}")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,6 +25,7 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from pydantic import Field
 
 from ace import __version__
+from ace.errors import UsageError
 from ace.retrieval import retrieve_top_k
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
@@ -92,7 +93,7 @@ def create_server(
     it configures logging only when the application has not).
     """
     if traces is None and is_database_url(skillbook_path):
-        raise ValueError("a skillbook in PostgreSQL has no folder beside it: give `traces`, the folder "
+        raise UsageError("a skillbook in PostgreSQL has no folder beside it: give `traces`, the folder "
                          "record_trace writes to")
     watched = watch(
         skillbook_path,

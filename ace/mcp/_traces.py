@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ace.atomic_write import write_atomic
-from ace.errors import AceError
+from ace.errors import AceError, UsageError
 from ace.untrusted import UntrustedInputError, check_text, parse_json, quote
 
 __all__ = [
@@ -78,7 +78,7 @@ class TraceQuota:
 
     def __post_init__(self) -> None:
         if self.max_traces < 1 or self.max_bytes < 1:
-            raise ValueError(f"a trace quota must allow at least 1 trace and 1 byte, got {self.max_traces} "
+            raise UsageError(f"a trace quota must allow at least 1 trace and 1 byte, got {self.max_traces} "
                              f"traces and {self.max_bytes} bytes")
 
 

@@ -9,6 +9,8 @@ import numpy as np
 
 from .embedder import EmbeddingError, normalise_rows
 
+from ace.errors import UsageError
+
 __all__ = ["LiteLLMEmbedder"]
 
 
@@ -29,9 +31,9 @@ class LiteLLMEmbedder:
         Raises ValueError for an empty `model` or a `batch_size` below 1.
         """
         if not model:
-            raise ValueError("LiteLLMEmbedder needs a model name, e.g. 'text-embedding-3-small'")
+            raise UsageError("LiteLLMEmbedder needs a model name, e.g. 'text-embedding-3-small'")
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise UsageError(f"batch_size must be >= 1, got {batch_size}")
         self.model = model
         self._batch_size = batch_size
         self._dim = dim

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models import Model
 
+from ace.errors import UsageError
 from ace import tracing
 from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
 from ace.roles._reflection_common import Analysis, render_task_inputs
@@ -46,7 +47,7 @@ class Reflector:
         Raises ValueError when `max_trace_chars` is not positive.
         """
         if max_trace_chars <= 0:
-            raise ValueError(f"max_trace_chars must be positive, got {max_trace_chars}")
+            raise UsageError(f"max_trace_chars must be positive, got {max_trace_chars}")
         self._max_trace_chars = max_trace_chars
         self.settings = settings or self.DEFAULT_SETTINGS
         """What every request carries (output cap, temperature, timeout)."""

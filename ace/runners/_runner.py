@@ -8,6 +8,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ace.errors import UsageError
 from ace.models import ModelConfigurationError
 from ace.pipeline import Pipeline, SampleResult, StepEvent, StepHook, run_blocking
 from ace.roles import ReflectorLike, SkillManagerLike
@@ -89,7 +90,7 @@ class Runner:
         missing or refused credential): nothing can work until it is fixed, and a script must not
         end as if it had run."""
         if epochs < 1:
-            raise ValueError(f"epochs must be >= 1; got {epochs}")
+            raise UsageError(f"epochs must be >= 1; got {epochs}")
         pipeline = pipeline or self.pipeline
         total = len(inputs)
         results: list[SampleResult] = []

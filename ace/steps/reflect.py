@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ace.errors import UsageError
 from ace.roles import ReflectorLike
 from ace.steps._trace_fields import trace_feedback, trace_ground_truth, trace_question
 from ace.steps.context import ACEStepContext
@@ -32,7 +33,7 @@ class ReflectStep:
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
         if ctx.injected_skill_ids and ctx.skillbook is None:
             # Without the view the reflector would be told that no skill was injected, which is false.
-            raise ValueError(
+            raise UsageError(
                 f"ReflectStep: skills {list(ctx.injected_skill_ids)} were injected but the context carries "
                 "no skillbook view to read them from; set ctx.skillbook (the runners do)"
             )

@@ -13,6 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from ace.errors import UsageError
+
 __all__ = ["TraceIdentity", "infer_trace_identity"]
 
 
@@ -56,7 +58,7 @@ def _from_metadata(metadata: Mapping[str, Any], display_name: str | None) -> Tra
     if uid:
         system, _, trace_id = uid.partition(":")
         if not (system and trace_id):
-            raise ValueError(f"metadata trace_uid {uid!r} must be 'source_system:trace_id', e.g. 'crm:{uid}'")
+            raise UsageError(f"metadata trace_uid {uid!r} must be 'source_system:trace_id', e.g. 'crm:{uid}'")
         return TraceIdentity(system, trace_id, display_name)
     metadata_id = _text(metadata.get("trace_id"))
     if metadata_id:

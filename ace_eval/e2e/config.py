@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ace.errors import AceError
+from ace.errors import UsageError
 from ace.models import ModelConfigurationError, check_credentials
 from ace.roles import SkillInjection
 from ace_eval.scripted import SCRIPTED
@@ -25,7 +25,7 @@ OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
 """Model names that are not language models: the scripted models and pydantic-ai's TestModel."""
 
 
-class E2EInputError(AceError, ValueError):
+class E2EInputError(UsageError):
     """A setting or an input file of `ace-eval e2e` is wrong; found before any model is called.
     The message names the problem and the fix."""
 

@@ -17,6 +17,7 @@ import uuid
 from typing import Literal
 
 
+from ace.errors import UsageError
 from ace import tracing
 from ace_eval.tau2.agent import LLMAgent
 from ace_eval.tau2.environment import AirlineEnvironment
@@ -64,7 +65,7 @@ async def run_simulation(
     if task.initial_state is not None:
         raise UnsupportedTaskError(f"task {task.id}: tasks with an initial_state are not supported")
     if max_steps < 1 or max_errors < 1:
-        raise ValueError(f"max_steps ({max_steps}) and max_errors ({max_errors}) must be at least 1")
+        raise UsageError(f"max_steps ({max_steps}) and max_errors ({max_errors}) must be at least 1")
     with tracing.span(f"tau2.simulation {task.id} trial {trial}", task_id=task.id, trial=trial) as span:
         start_time, started = now_iso(), time.perf_counter()
         environment = AirlineEnvironment()

@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic_ai.models import Model
 
+from ace.errors import UsageError
 from ace import tracing
 from ace.models import RequestSettings, resolve_model
 from ace_eval.tau2.agent import LLMAgent
@@ -84,7 +85,7 @@ async def run_tasks(
     limits = {"trials": trials, "workers": workers, "max_steps": max_steps, "max_errors": max_errors}
     too_small = {name: value for name, value in limits.items() if value < 1}
     if too_small:
-        raise ValueError(f"{', '.join(f'{name}={value}' for name, value in too_small.items())}: must be at least 1")
+        raise UsageError(f"{', '.join(f'{name}={value}' for name, value in too_small.items())}: must be at least 1")
     agent = resolve_model(agent_model)
     user = resolve_model(user_model)
     agent_settings = LLMAgent.DEFAULT_SETTINGS.overridden(temperature=agent_temperature)

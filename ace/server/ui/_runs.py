@@ -16,6 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from ace.errors import UsageError
 from ace.untrusted import UntrustedInputError, open_regular_file, parse_json, quote
 
 __all__ = ["MAX_REPORT_BYTES", "RunRow", "list_runs", "read_report_file", "run_folder"]
@@ -87,7 +88,7 @@ def read_report_file(folder: Path, filename: str) -> str | None:
     has no such regular file inside it. Raises `UntrustedInputError` when it is too large or not
     UTF-8, `OSError` when it cannot be read."""
     if filename not in REPORT_FILES:
-        raise ValueError(f"only {REPORT_FILES} are served, got {quote(filename)}")
+        raise UsageError(f"only {REPORT_FILES} are served, got {quote(filename)}")
     path = folder / filename
     if not path.is_file() or not _inside(path, folder):
         return None
