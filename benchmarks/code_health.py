@@ -22,63 +22,12 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-PACKAGES = ("ace", "ace_eval")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from import_graph import PACKAGES, imports, modules, package_of, reaches_into_private  # noqa: E402
+
 PRODUCT = tuple(f"{package}/" for package in PACKAGES)
 MODULE_LINES = 400
 FUNCTION_LINES = 60
-
-
-def _modules(root: Path) -> dict[str, Path]:
-    """Every module of the packages, by dotted name (a package by its own name)."""
-    found: dict[str, Path] = {}
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            parts = list(path.relative_to(root).with_suffix("").parts)
-            if parts[-1] == "__init__":
-                parts.pop()
-            found[".".join(parts)] = path
-    return found
-
-
-def _imported(name: str, tree: ast.Module, is_package: bool) -> Iterator[tuple[str, int]]:
-    """The dotted names a module imports, with their line (relative imports resolved)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            for alias in node.names:
-                yield alias.name, node.lineno
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = name.split(".")
-                anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
-                base = ".".join([*anchor, base] if base else anchor)
-            for alias in node.names:
-                yield f"{base}.{alias.name}", node.lineno
-
-
-def _target(dotted: str, modules: dict[str, Path]) -> str | None:
-    """The module of ours that an imported name lives in (the longest known prefix)."""
-    parts = dotted.split(".")
-    for end in range(len(parts), 0, -1):
-        candidate = ".".join(parts[:end])
-        if candidate in modules:
-            return candidate
-    return None
-
-
-def _private_owner(module: str) -> str | None:
-    """The package that owns the first private part of a module's name (`a.b._c.d` -> `a.b`)."""
-    parts = module.split(".")
-    for index, part in enumerate(parts):
-        if part.startswith("_") and not part.startswith("__"):
-            return ".".join(parts[:index])
-    return None
-
-
-def _package_of(module: str, modules: dict[str, Path]) -> str:
-    """The first-level package of a module (`ace.skillbook._skill` -> `ace.skillbook`)."""
-    parts = module.split(".")
-    return ".".join(parts[:2]) if len(parts) > 1 else parts[0]
 
 
 def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -189,16 +138,16 @@ def main() -> None:
     parser.add_argument("--list", action="store_true", help="name each finding, not only the counts")
     args = parser.parse_args()
     root: Path = args.root.resolve()
-    modules = _modules(root)
+    known = modules(root)
 
     private: dict[str, list[str]] = {}  # one entry per import statement
     sniffing: list[str] = []
     long_functions: list[str] = []
     long_modules: list[str] = []
-    module_edges: dict[str, set[str]] = {name: set() for name in modules}
+    module_edges: dict[str, set[str]] = {name: set() for name in known}
     package_edges: dict[str, set[str]] = {}
     any_count = 0
-    for name, path in modules.items():
+    for path in known.values():
         source = path.read_text(encoding="utf-8")
         tree = ast.parse(source)
         where = path.relative_to(root)
@@ -213,17 +162,13 @@ def main() -> None:
                     long_functions.append(f"{where}:{node.lineno} {node.name} ({length})")
             if _sniffs_location(node):
                 sniffing.append(f"{where}:{getattr(node, 'lineno', '?')}")
-        for dotted, line in _imported(name, tree, path.name == "__init__.py"):
-            target = _target(dotted, modules)
-            if target is None or target == name:
-                continue
-            module_edges[name].add(target)
-            source_package, target_package = _package_of(name, modules), _package_of(target, modules)
-            if source_package != target_package:
-                package_edges.setdefault(source_package, set()).add(target_package)
-            owner = _private_owner(dotted)
-            if owner is not None and owner.split(".")[0] in PACKAGES and not (name == owner or name.startswith(owner + ".")):
-                private.setdefault(f"{where}:{line}", []).append(dotted)
+    for item in imports(root):
+        module_edges[item.importer].add(item.target)
+        source_package, target_package = package_of(item.importer), package_of(item.target)
+        if source_package != target_package:
+            package_edges.setdefault(source_package, set()).add(target_package)
+        if reaches_into_private(item):
+            private.setdefault(f"{item.path.relative_to(root)}:{item.line}", []).append(item.name)
 
     package_cycles = _cycles(package_edges)
     module_cycles = _cycles(module_edges)
@@ -237,7 +182,7 @@ def main() -> None:
         ("location-string sniffing sites", len(sniffing), sniffing),
         ("`Any` annotations", any_count, []),
     ]
-    print(f"code health of {root} ({len(modules)} modules)")
+    print(f"code health of {root} ({len(known)} modules)")
     for label, count, details in rows:
         print(f"{label:<48} {count}")
         if args.list:
