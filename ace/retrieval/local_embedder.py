@@ -143,10 +143,11 @@ class LocalEmbedder:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
         mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
-        (hidden,) = self._session.run(
+        (output,) = self._session.run(
             ["last_hidden_state"],
             {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
         )
+        hidden = np.asarray(output, dtype=np.float32)
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
         return normalise_rows(pooled)

@@ -146,8 +146,8 @@ class E2EConfig:
         model lacks its provider credential (not checked with `api_base` or `api_key`: a local
         server, or a key given). Cheap: it loads no role and no model client."""
         roles = self.running_roles()
-        offline = [role for role in roles if self.model_of(role) in OFFLINE_MODELS]
-        real = [role for role in roles if role not in offline]
+        offline: list[Role] = [role for role in roles if self.model_of(role) in OFFLINE_MODELS]
+        real: list[Role] = [role for role in roles if role not in offline]
         if offline and real:
             raise E2EInputError(
                 f"the roles that run mix offline and real models: {self._named(offline)} offline, "

@@ -139,7 +139,7 @@ async def run_e2e_async(
     traces = list(recorded.traces) if recorded else []
     unusable = tuple(unusable_outcome(u) for u in recorded.unusable) if recorded else ()
     train_tasks = [] if config.traces else _tasks(config, config.train_split)
-    meters = {role: UsageMeter() for role in ROLES}
+    meters: dict[Role, UsageMeter] = {role: UsageMeter() for role in ROLES}
     given = dict(models or {})
     models = {
         role: metered(given[role], meters[role]) if role in given else _model(config, role, meters[role])

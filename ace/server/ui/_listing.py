@@ -47,7 +47,7 @@ COUNTERS: tuple[tuple[str, str], ...] = (
 )
 """The four counters as (label, Skill field), in the order pages show them."""
 
-_FIELDS = dict(COUNTERS)
+_FIELDS: dict[str, str] = dict(COUNTERS)
 
 
 @dataclass(frozen=True, slots=True)
