@@ -66,7 +66,7 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
 
     async def _complete(self, body: dict[str, Any]) -> httpx2.Response:
         # Imported here because importing litellm costs seconds; only litellm-backed runs pay it.
-        import litellm
+        from ace.models.configured_litellm import litellm
 
         kwargs: dict[str, Any] = {**body, "drop_params": True}
         if self._cache_control is not None:

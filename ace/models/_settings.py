@@ -95,7 +95,7 @@ def context_window(model: Model, *, default: int = DEFAULT_CONTEXT_WINDOW) -> in
     `resolve_model`), else `default` (unknown aliases of local servers, FunctionModel, TestModel)."""
     if model.system != "litellm":  # FunctionModel, TestModel, other providers: no litellm information
         return default
-    import litellm
+    from ace.models.configured_litellm import litellm
 
     try:
         info = litellm.get_model_info(model.model_name)

@@ -53,7 +53,7 @@ class LiteLLMEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed `texts` in batches: `(len(texts), dim)` float32 unit rows. Raises `EmbeddingError`."""
-        import litellm
+        from ace.models.configured_litellm import litellm
 
         parts = []
         for batch in self._batches(texts):
@@ -66,7 +66,7 @@ class LiteLLMEmbedder:
 
     async def aembed(self, texts: Sequence[str]) -> np.ndarray:
         """Async `embed`, through `litellm.aembedding`. Raises `EmbeddingError`."""
-        import litellm
+        from ace.models.configured_litellm import litellm
 
         parts = []
         for batch in self._batches(texts):
