@@ -111,10 +111,7 @@ def _show(args: argparse.Namespace) -> int:
         print(terminal_text(f"  Issue: {skill.issue}"))
         if skill.insight is not None:
             print(terminal_text(f"  Insight: {skill.insight}"))
-        print(
-            f"  Counters: used {skill.used_count}, helpful {skill.helpful_count}, "
-            f"harmful {skill.harmful_count}, neutral {skill.neutral_count}"
-        )
+        print(f"  Counters: {skill.counters_text()}")
     return 0
 
 

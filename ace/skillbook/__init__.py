@@ -20,11 +20,12 @@ if TYPE_CHECKING:
     from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, ManualOrigin, OperationType, Relation, TraceRef, manual_source
     from ace.skillbook._reports import render_markdown, render_prompt
     from ace.skillbook._storage import embedding_sidecar_path
-    from ace.skillbook._skill import MAX_KEYWORD_LENGTH, Section, Skill, VALID_SECTIONS, normalize_keywords, skill_id_order
+    from ace.skillbook._skill import COUNTERS, MAX_KEYWORD_LENGTH, SECTIONS, Section, Skill, TAG_OUTCOMES, TagDelta, VALID_SECTIONS, normalize_keywords, skill_id_order
     from ace.skillbook._skillbook import Skillbook
     from ace.skillbook._view import SkillbookView
 
 __all__ = [
+    "COUNTERS",
     "DEDUP_SOURCE_SYSTEM",
     "InsightSource",
     "MAX_KEYWORD_LENGTH",
@@ -32,6 +33,7 @@ __all__ = [
     "MutationJournal",
     "OperationType",
     "Relation",
+    "SECTIONS",
     "Section",
     "Skill",
     "SkillNotFoundError",
@@ -39,6 +41,8 @@ __all__ = [
     "SkillbookError",
     "SkillbookFormatError",
     "SkillbookView",
+    "TAG_OUTCOMES",
+    "TagDelta",
     "TraceRef",
     "UpdateBatch",
     "UpdateOperation",
@@ -52,6 +56,10 @@ __all__ = [
 ]
 
 _EXPORTS: dict[str, str] = {
+    "COUNTERS": "ace.skillbook._skill",
+    "SECTIONS": "ace.skillbook._skill",
+    "TAG_OUTCOMES": "ace.skillbook._skill",
+    "TagDelta": "ace.skillbook._skill",
     "DEDUP_SOURCE_SYSTEM": "ace.skillbook._provenance",
     "InsightSource": "ace.skillbook._provenance",
     "MAX_KEYWORD_LENGTH": "ace.skillbook._skill",

@@ -15,14 +15,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
-from ace.skillbook._skill import EMBEDDING_FIELDS, Skill
+from ace.skillbook._skill import COUNTERS, EMBEDDING_FIELDS, Skill
 
 if TYPE_CHECKING:
     from ace.skillbook._skillbook import Skillbook
 
 __all__ = ["MutationJournal"]
 
-_COUNTERS = ("used_count", "helpful_count", "harmful_count", "neutral_count")
 _FIELDS = ("section", "keywords", "issue", "insight", "active", "updated_at")
 
 
@@ -96,7 +95,7 @@ def _undone(current: Skill, entry: _Entry) -> Skill:
     if current is after:
         return before
     changes: dict[str, Any] = {name: getattr(before, name) for name in _FIELDS if getattr(current, name) == getattr(after, name)}
-    for name in _COUNTERS:
+    for name in COUNTERS:
         changes[name] = getattr(current, name) - (getattr(after, name) - getattr(before, name))
     added = after.occurrences[len(before.occurrences):]
     changes["occurrences"] = tuple(o for o in current.occurrences if not any(o is a for a in added))

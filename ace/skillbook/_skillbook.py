@@ -25,6 +25,7 @@ from ace.skillbook._provenance import InsightSource, OperationType, manual_sourc
 from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
 from ace.skillbook._skill import (
     EMBEDDING_FIELDS,
+    TAG_OUTCOMES,
     VALID_SECTIONS,
     EmbeddingKind,
     Skill,
@@ -51,8 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Skillbook"]
 
-_TAG_COUNTERS = {1: "helpful_count", -1: "harmful_count", 0: "neutral_count"}
-_TAG_NAMES = {1: "helpful", -1: "harmful", 0: "neutral"}
 
 
 def _pair_key(skill_id_a: str, skill_id_b: str) -> str:
@@ -258,11 +257,11 @@ class Skillbook:
         Raises `SkillNotFoundError` for an unknown id and `SkillbookError` for another delta.
         """
         with tracing.memory_span("update_memory", "TAG", **_record(skill_id, insight_source),
-                                 **{"ace.tag": _TAG_NAMES.get(delta) if isinstance(delta, int) else None}), self._lock:
-            if isinstance(delta, bool) or not isinstance(delta, int) or delta not in _TAG_COUNTERS:
+                                 **{"ace.tag": TAG_OUTCOMES.get(delta) if isinstance(delta, int) else None}), self._lock:
+            if isinstance(delta, bool) or not isinstance(delta, int) or delta not in TAG_OUTCOMES:
                 raise SkillbookError(f"delta must be -1, 0 or 1, got {quote(delta)}")
             old = self._require(skill_id)
-            counter = _TAG_COUNTERS[delta]
+            counter = f"{TAG_OUTCOMES[delta]}_count"
             new = old.replace(**{counter: getattr(old, counter) + 1}, **self._trail(old, insight_source, "TAG"))
             return self._store(new, content=False)
 

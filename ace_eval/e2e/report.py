@@ -109,10 +109,7 @@ def _attribution(report: E2EReport, skillbook: Skillbook) -> list[dict[str, Any]
                 "injected_in_benchmark": len(with_it),
                 "benchmark_pass_rate_injected": _pass_rate(with_it),
                 "benchmark_pass_rate_not_injected": _pass_rate(without),
-                "used_count": skill.used_count,
-                "helpful_count": skill.helpful_count,
-                "harmful_count": skill.harmful_count,
-                "neutral_count": skill.neutral_count,
+                **skill.counters(),
                 "learned_from": _learned_from(skill),
             }
         )

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ace.skillbook import InsightSource, Skill
+from ace.skillbook import TAG_OUTCOMES, InsightSource, Skill
 
 __all__ = ["CounterPoint", "counter_history", "tag_outcome"]
 
-_OUTCOMES = ("helpful", "harmful", "neutral")
+_OUTCOMES = tuple(TAG_OUTCOMES.values())
 
 
 @dataclass(frozen=True, slots=True)

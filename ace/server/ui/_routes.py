@@ -98,8 +98,8 @@ def mount(app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike
             text = _text(params.get("q", ""), "q", 500)
             query = ListingQuery(
                 status=_choice(params, "status", STATUS_FILTERS, "active"),  # type: ignore[arg-type]
-                section=_choice(params, "section", SECTION_FILTERS, "all"),  # type: ignore[arg-type]
-                sort=_choice(params, "sort", SORT_KEYS, "relevance" if text else "id"),  # type: ignore[arg-type]
+                section=_choice(params, "section", SECTION_FILTERS, "all"),
+                sort=_choice(params, "sort", SORT_KEYS, "relevance" if text else "id"),
                 text=text,
                 page=_page_number(params.get("page", "1")),
             )
