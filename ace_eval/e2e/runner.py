@@ -154,18 +154,9 @@ async def run_e2e_async(
         reflector = _reflector(config, models["reflector"], skillbook)
         skill_manager = _skill_manager(config, models["skill_manager"])
         results = await _learn(config, models, skillbook, (reflector, skill_manager), (traces, unusable), train_tasks, log)
-    skillbook_path = out / "skillbook.json"
-    # A search and a match vector for every active skill in the .embeddings.npz sidecar, so neither the
-    # benchmark arm nor `ace serve` / `ace match` on this file embeds the skills again.
-    skill_index(skillbook).refresh()
-    SkillMatcher(skillbook).refresh()
-    skillbook.save_to_file(skillbook_path)
+    skillbook_path = _save_with_vectors(skillbook, out / "skillbook.json")
     learning = unusable + tuple(outcome_of(result) for result in results)
-    learned = sum(o.status == "learned" for o in learning)
-    failed = sum(o.status == "failed" for o in learning)
-    unusable_inputs = f" (of which {len(unusable)} unusable --traces inputs)" if unusable else ""
-    log(f"learning done: {len(skillbook.skills())} active skills; {learned} of {len(learning)} traces learned from, "
-        f"{len(learning) - learned - failed} taught nothing, {failed} failed{unusable_inputs}")
+    log(_learning_summary(skillbook, learning, unusable))
 
     paired = None
     outcomes: dict[str, tuple[TrialOutcome, ...]] = {}
@@ -348,6 +339,25 @@ def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:
         except ModelResolutionError as exc:
             raise E2EInputError(f"--{role.replace('_', '-')}-model: {exc}") from exc
     return metered(model, meter)
+
+
+def _save_with_vectors(skillbook: Skillbook, path: Path) -> Path:
+    """Save `skillbook` to `path` with a search and a match vector for every active skill in its
+    .embeddings.npz sidecar, so neither the benchmark arm nor `ace serve` / `ace match` on this
+    file embeds the skills again; returns `path`."""
+    skill_index(skillbook).refresh()
+    SkillMatcher(skillbook).refresh()
+    skillbook.save_to_file(path)
+    return path
+
+
+def _learning_summary(skillbook: Skillbook, learning: tuple[SampleOutcome, ...],
+                      unusable: tuple[SampleOutcome, ...]) -> str:
+    learned = sum(o.status == "learned" for o in learning)
+    failed = sum(o.status == "failed" for o in learning)
+    unusable_inputs = f" (of which {len(unusable)} unusable --traces inputs)" if unusable else ""
+    return (f"learning done: {len(skillbook.skills())} active skills; {learned} of {len(learning)} traces learned "
+            f"from, {len(learning) - learned - failed} taught nothing, {failed} failed{unusable_inputs}")
 
 
 @contextmanager

@@ -102,35 +102,54 @@ async def run_tasks(
         extra_instructions=extra_instructions,
         seed=seed,
     )
-    results = Results(timestamp=now_iso(), info=info, tasks=list(tasks), simulations=[])
-    run = Tau2Run(results=results)
-    slots = asyncio.Semaphore(workers)
+    run = Tau2Run(results=Results(timestamp=now_iso(), info=info, tasks=list(tasks), simulations=[]))
+    batch = _Batch(run, agent, user, agent_settings, user_settings, extra_instructions, seeds, max_steps, max_errors,
+                   output_path, asyncio.Semaphore(workers))
+    with tracing.span("tau2.run_tasks", tasks=len(tasks), trials=trials, workers=workers):
+        await asyncio.gather(*(batch.simulate(task, trial) for trial in range(trials) for task in tasks))
+    if output_path is not None:
+        write_results(run.results, output_path)
+    return run
 
-    async def simulate(task: Task, trial: int) -> None:
-        async with slots:
+
+@dataclass
+class _Batch:
+    """What every simulation of one `run_tasks` call shares."""
+
+    run: Tau2Run
+    agent: Model
+    user: Model
+    agent_settings: RequestSettings
+    user_settings: RequestSettings
+    extra_instructions: str
+    seeds: list[int]
+    max_steps: int
+    max_errors: int
+    output_path: str | Path | None
+    slots: asyncio.Semaphore
+    """At most `workers` simulations at once."""
+
+    async def simulate(self, task: Task, trial: int) -> None:
+        """Simulate `task` once with trial `trial`'s seed; a failure is recorded, never raised."""
+        async with self.slots:
+            seed = self.seeds[trial]
             try:
                 simulation = await run_simulation(
                     task,
-                    agent=LLMAgent(agent, extra_instructions=extra_instructions,
-                                   settings=agent_settings.overridden(seed=seeds[trial])),
-                    user=UserSimulator(user, task.user_scenario, settings=user_settings.overridden(seed=seeds[trial])),
-                    max_steps=max_steps,
-                    max_errors=max_errors,
+                    agent=LLMAgent(self.agent, extra_instructions=self.extra_instructions,
+                                   settings=self.agent_settings.overridden(seed=seed)),
+                    user=UserSimulator(self.user, task.user_scenario, settings=self.user_settings.overridden(seed=seed)),
+                    max_steps=self.max_steps,
+                    max_errors=self.max_errors,
                     trial=trial,
-                    seed=seeds[trial],
+                    seed=seed,
                 )
             except Exception as exc:  # one failing simulation must not sink the batch; it is reported
-                run.failures.append(SimulationFailure(task.id, trial, f"{type(exc).__name__}: {exc}"))
+                self.run.failures.append(SimulationFailure(task.id, trial, f"{type(exc).__name__}: {exc}"))
                 return
-            results.simulations.append(simulation)
-            if output_path is not None:
-                write_results(results, output_path)
-
-    with tracing.span("tau2.run_tasks", tasks=len(tasks), trials=trials, workers=workers):
-        await asyncio.gather(*(simulate(task, trial) for trial in range(trials) for task in tasks))
-    if output_path is not None:
-        write_results(results, output_path)
-    return run
+            self.run.results.simulations.append(simulation)
+            if self.output_path is not None:
+                write_results(self.run.results, self.output_path)
 
 
 def run_info(
