@@ -34,6 +34,7 @@ __all__ = [
     "parse_json",
     "quote",
     "read_limited",
+    "short_line",
     "valid_unicode",
 ]
 
@@ -89,6 +90,13 @@ def quote(value: object, limit: int = MAX_QUOTE_CHARS) -> str:
     if len(text) > limit:
         text = text[:limit] + "..."
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def short_line(message: str, limit: int = MAX_QUOTE_CHARS) -> str:
+    """The start of `message` (where an error names the file, skill and field) as one ASCII line of
+    about `limit` characters: the bad value it quotes may be 100 KB of newlines."""
+    cut = message[:limit] + ("..." if len(message) > limit else "")
+    return cut.encode("unicode_escape").decode("ascii")
 
 
 def check_text(text: str, what: str) -> str:

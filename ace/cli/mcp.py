@@ -49,13 +49,13 @@ def _mcp(args: argparse.Namespace) -> int:
         ) from None
     from ace.cli._skillbook_file import format_error_line, require_file, shown, terminal_text
     from ace.skillbook import SkillbookError, SkillbookFormatError
-    from ace.skillbook._store import is_database_url
+    from ace.skillbook.storage import FileStore, open_store
 
     if not 0 < args.port < 65536:
         raise CommandError(f"--port must be 1-65535, got {args.port}")
     require_file(args.path)
     configure_logging(args.log_level)
-    if args.traces is None and is_database_url(args.path):
+    if args.traces is None and not isinstance(open_store(args.path), FileStore):
         raise CommandError("a skillbook in PostgreSQL needs --traces DIR (the folder record_trace writes to)")
     quota = _trace_quota(args)
     reranker = reranker_from_args(args)

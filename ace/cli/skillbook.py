@@ -207,12 +207,13 @@ def _activate(args: argparse.Namespace) -> int:
 
 
 def _copy(args: argparse.Namespace) -> int:
-    from ace.skillbook._store import SkillbookStorageError, is_database_url
+    from ace.skillbook import SkillbookStorageError
+    from ace.skillbook.storage import FileStore, open_store
 
     skillbook = load_skillbook(args.source)
     source, destination = shown(args.source), shown(args.destination)
     if not args.replace:
-        if is_database_url(args.destination):
+        if not isinstance(open_store(args.destination), FileStore):
             try:
                 Skillbook.load_from_file(args.destination)
             except FileNotFoundError:

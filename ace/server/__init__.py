@@ -1,7 +1,7 @@
 """The skills HTTP API: `create_app(skillbook_path)` (run it with `ace serve SKILLBOOK.json`).
 
-The app (`.app`) needs the `server` extra (FastAPI) and is imported on first use of its names, so the
-file-following state in `._watched`, which `ace mcp` shares, imports without FastAPI.
+The app (`.app`) needs the `server` extra (FastAPI) and is imported on first use of its names. What
+it shares with `ace mcp` (the followed skillbook, the match JSON) is the serving core, `ace.serving`.
 """
 
 from __future__ import annotations

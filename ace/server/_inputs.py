@@ -14,6 +14,7 @@ from starlette.responses import JSONResponse
 
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE
 from ace.untrusted import UntrustedInputError, check_text, quote
+from ace.serving import MAX_TASK_CHARS
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -26,8 +27,6 @@ __all__ = [
     "short_validation_errors",
 ]
 
-MAX_TASK_CHARS = 500_000
-"""Longest task accepted, in characters (Unicode code points): ~0.6 s of matching on one core."""
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest request body read. A task of `MAX_TASK_CHARS` characters fits even when every character

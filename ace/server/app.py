@@ -7,13 +7,15 @@
     GET  /docs, /redoc                     the API's documentation pages, served from local assets
     GET  /ui                               the skillbook UI (`ace.server.ui`, docs/ui.md)
 
-The file is re-read when it changes on disk (see `WatchedSkillbook`); no restart needed.
+The skillbook is followed (`ace.serving.follow`): a file is re-read when it changes on disk, a
+database followed through LISTEN/NOTIFY; no restart needed. The follower is closed on shutdown.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request, Response
@@ -25,6 +27,7 @@ from ace import __version__
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
+from ace.serving import FollowedSkillbook, follow, match_json
 from ace.untrusted import quote
 
 from ._inputs import (
@@ -37,7 +40,6 @@ from ._inputs import (
     short_validation_errors,
 )
 from ._request_limits import BODY_TIMEOUT_S, LOOPBACK_HOSTS, MAX_BUFFERED_BODY_BYTES, BodyBudget, BodyLimits, allowed_host_patterns
-from ._watched import PgWatchedSkillbook, watch
 from .ui import UiOptions, mount_ui
 
 __all__ = [
@@ -126,7 +128,7 @@ def create_app(
     """
     from fastapi_offline import FastAPIOffline
 
-    watched = watch(
+    followed = follow(
         skillbook_path,
         lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
     )
@@ -135,8 +137,9 @@ def create_app(
         title="ace skills API",
         version=__version__,
         description="The active skills of a skillbook, and the few that apply to a task.",
+        lifespan=_closing(followed),
     )
-    app.state.watched = watched
+    app.state.followed = followed
     app.add_exception_handler(RequestValidationError, short_validation_errors)
     app.state.body_budget = BodyBudget(limit=max_buffered_body_bytes)
     app.add_middleware(BodyLimits, max_bytes=MAX_BODY_BYTES, timeout_s=body_timeout_s, budget=app.state.body_budget)
@@ -144,34 +147,43 @@ def create_app(
     @app.middleware("http")
     async def mark_stale_state(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         response = await call_next(request)
-        if watched.stale is not None:
+        if followed.stale is not None:
             # Clients must be able to tell that they get the last good state, not the file as it is.
-            reason = watched.stale.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")
+            reason = followed.stale.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")
             response.headers[STALE_HEADER] = reason[:300]
         return response
 
-    display = watched.display if isinstance(watched, PgWatchedSkillbook) else str(skillbook_path)
-    mount_ui(app, watched, skillbook_path, display, ui or UiOptions())
+    mount_ui(app, followed, skillbook_path, followed.display, ui or UiOptions())
+    _add_skill_routes(app, followed)
     # Added last, so outermost: a request to another Host is refused before its body is read.
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    return app
+
+
+def _closing(followed: FollowedSkillbook) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
+    """The app's lifespan: on shutdown, stop following the skillbook (a database follower's thread
+    and connection)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            followed.close()
+
+    return lifespan
+
+
+def _add_skill_routes(app: FastAPI, followed: FollowedSkillbook) -> None:
+    """`/memory/skills`: the catalog, a task's matches (GET and POST), one skill."""
 
     def match(task: str, limit: int) -> list[dict[str, Any]]:
-        watched.current()
+        followed.current()
         try:
-            matches = watched.matcher.match(task, limit=limit)
+            matches = followed.matcher.match(task, limit=limit)
         except (EmbeddingError, RerankError) as error:
             raise HTTPException(503, f"matching is unavailable: {error}") from error
-        return [
-            {
-                "id": m.skill_id,
-                "score": m.score,
-                "matched_on": m.matched_on,
-                "section": m.section,
-                "keywords": list(m.keywords),
-                "issue": m.issue,
-            }
-            for m in matches
-        ]
+        return [match_json(m) for m in matches]
 
     @app.get(
         "/memory/skills",
@@ -186,7 +198,7 @@ def create_app(
         ] = DEFAULT_LIMIT,
     ) -> Response | list[dict[str, Any]]:
         if task is None:
-            served = watched.current()
+            served = followed.current()
             return Response(served.catalog, media_type="application/json")
         return match(task, limit)
 
@@ -218,9 +230,7 @@ def create_app(
         },
     )
     def get_skill(skill_id: str) -> dict[str, Any]:
-        skill = watched.current().skillbook.get_skill(skill_id)
+        skill = followed.current().skillbook.get_skill(skill_id)
         if skill is None or not skill.active:
             raise HTTPException(404, f"no active skill with id {quote(skill_id)}; GET /memory/skills lists them")
         return skill.to_dict()
-
-    return app

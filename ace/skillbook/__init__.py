@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from ace.skillbook._errors import SkillNotFoundError, SkillbookError, SkillbookFormatError
+    from ace.skillbook._errors import SkillNotFoundError, SkillbookError, SkillbookFormatError, SkillbookStorageError
     from ace.skillbook._journal import MutationJournal
     from ace.skillbook._operations import UpdateBatch, UpdateOperation
     from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, ManualOrigin, OperationType, Relation, TraceRef, manual_source
     from ace.skillbook._reports import render_markdown, render_prompt
-    from ace.skillbook._storage import embedding_sidecar_path
+    from ace.skillbook.storage import embedding_sidecar_path
     from ace.skillbook._skill import COUNTERS, MAX_KEYWORD_LENGTH, SECTIONS, Section, Skill, TAG_OUTCOMES, TagDelta, VALID_SECTIONS, normalize_keywords, skill_id_order
     from ace.skillbook._skillbook import Skillbook
     from ace.skillbook._view import SkillbookView
@@ -40,6 +40,7 @@ __all__ = [
     "Skillbook",
     "SkillbookError",
     "SkillbookFormatError",
+    "SkillbookStorageError",
     "SkillbookView",
     "TAG_OUTCOMES",
     "TagDelta",
@@ -73,12 +74,13 @@ _EXPORTS: dict[str, str] = {
     "Skillbook": "ace.skillbook._skillbook",
     "SkillbookError": "ace.skillbook._errors",
     "SkillbookFormatError": "ace.skillbook._errors",
+    "SkillbookStorageError": "ace.skillbook._errors",
     "SkillbookView": "ace.skillbook._view",
     "TraceRef": "ace.skillbook._provenance",
     "UpdateBatch": "ace.skillbook._operations",
     "UpdateOperation": "ace.skillbook._operations",
     "VALID_SECTIONS": "ace.skillbook._skill",
-    "embedding_sidecar_path": "ace.skillbook._storage",
+    "embedding_sidecar_path": "ace.skillbook.storage",
     "manual_source": "ace.skillbook._provenance",
     "normalize_keywords": "ace.skillbook._skill",
     "render_markdown": "ace.skillbook._reports",

@@ -32,6 +32,7 @@ __all__ = [
     "TagDelta",
     "VALID_SECTIONS",
     "as_embedding",
+    "id_number",
     "match_text",
     "normalize_keywords",
     "skill_id_order",
@@ -67,6 +68,7 @@ MAX_ID_DIGITS = 12
 """Digits of a skill id's number (`context-` + 5 to 12 ASCII digits), so numbers stay small ints."""
 
 _KEYWORD_SEPARATORS = re.compile(r"[\s\-]+")
+_ID_NUMBER = re.compile(r"-([0-9]+)$", re.ASCII)
 _ID_PATTERNS = {
     section: re.compile(rf"{section}-[0-9]{{5,{MAX_ID_DIGITS}}}", re.ASCII) for section in sorted(VALID_SECTIONS)
 }
@@ -75,6 +77,14 @@ _ID_PATTERNS = {
 def utc_now() -> str:
     """The current time as an ISO-8601 UTC timestamp (the format of `created_at`/`updated_at`)."""
     return datetime.now(timezone.utc).isoformat()
+
+
+def id_number(skill_id: str) -> int:
+    """The numeric part of `context-00042` (42)."""
+    match = _ID_NUMBER.search(skill_id)
+    if match is None:
+        raise SkillbookError(f"skill id {quote(skill_id)} does not end in a number")
+    return int(match.group(1))
 
 
 def skill_id_order(skill_id: str) -> tuple[str, int]:

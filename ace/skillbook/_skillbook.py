@@ -5,17 +5,14 @@ from __future__ import annotations
 import copy
 import json
 import math
-import os
 import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from os import PathLike
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ace import tracing
-from ace.atomic_write import write_atomic
 from ace.skillbook._changelog import ChangeLog
 from ace.skillbook._checks import required_text, text
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
@@ -26,29 +23,22 @@ from ace.skillbook._reports import render_prompt, skill_stats, source_map, sourc
 from ace.skillbook._skill import (
     EMBEDDING_FIELDS,
     TAG_OUTCOMES,
+    SECTIONS,
     VALID_SECTIONS,
     EmbeddingKind,
     Skill,
     as_embedding,
+    id_number,
     skill_id_order,
     utc_now,
 )
-from ace.skillbook._storage import (
-    MAX_SKILLBOOK_BYTES,
-    StoredSkillbook,
-    decode_skillbook,
-    embedding_sidecar_path,
-    encode_skillbook,
-    id_number,
-)
-from ace.skillbook._store import is_database_url
+from ace.skillbook._state import SkillbookChanges, SkillbookState, empty_last_numbers
 from ace.skillbook._view import SkillbookView
-from ace.untrusted import quote, read_limited
+from ace.skillbook.storage import open_store, state_from_json, state_to_json
+from ace.untrusted import quote
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from ace.skillbook._sidecar import StoredEmbeddings
 
 __all__ = ["Skillbook"]
 
@@ -91,7 +81,7 @@ class Skillbook:
         self._skills: dict[str, Skill] = {}
         self._order: list[str] | None = None
         """Skill ids in id order; rebuilt after an add, purge or load."""
-        self._last_numbers: dict[str, int] = dict.fromkeys(sorted(VALID_SECTIONS), 0)
+        self._last_numbers: dict[str, int] = empty_last_numbers()
         self._embedding_model: str | None = None
         self._match_embedding_model: str | None = None
         self._similarity_decisions: dict[str, Any] = {}
@@ -419,27 +409,71 @@ class Skillbook:
         undoes those mutations as a unit, keeping other writers' changes (see `MutationJournal`)."""
         return MutationJournal(self)
 
-    def _remove_added(self, skill: Skill, last_number: int) -> None:
-        """Undo an ADD: delete `skill`, and wind its section's id counter back to `last_number`
-        when no skill was added after it."""
-        del self._skills[skill.id]
-        self._order = None
-        if self._last_numbers[skill.section] == id_number(skill.id):
-            self._last_numbers[skill.section] = last_number
-        self._log.record((skill.id,), content=True)
+    # -- state, for storage backends and the journal -------------------------------------------
 
-    def _put_back(self, skill: Skill) -> None:
-        """Replace the stored skill of the same id with `skill` (an undone mutation)."""
-        self._skills[skill.id] = skill
-        self._log.record((skill.id,), content=True)
+    def snapshot(self) -> SkillbookState:
+        """Everything this skillbook holds, as one consistent state (what a store saves)."""
+        with self._lock:
+            return SkillbookState(
+                dict(self._skills), dict(self._last_numbers), dict(self._similarity_decisions),
+                {"search": self._embedding_model, "match": self._match_embedding_model},
+            )
+
+    def restore(self, state: SkillbookState) -> None:
+        """Replace everything this skillbook holds with `state` (a store's load, a follower's full
+        re-read); every id held before or after counts as changed."""
+        with self._lock:
+            changed = set(self._skills) | set(state.skills)
+            self._skills = dict(state.skills)
+            self._last_numbers = {section: state.last_numbers.get(section, 0) for section in SECTIONS}
+            self._similarity_decisions = dict(state.similarity_decisions)
+            self._embedding_model = state.embedding_models.get("search")
+            self._match_embedding_model = state.embedding_models.get("match")
+            self._order = None
+            self._log.record(changed, content=True)
+
+    def apply_changes(self, changes: SkillbookChanges) -> None:
+        """Apply `changes` in place (a follower catching up with other writers, a journal undoing
+        its session). The change log records which ids changed and whether their content (issue,
+        insight, keywords, active) did, so indexes re-embed only new or edited texts."""
+        with self._lock:
+            content: set[str] = set()
+            other: set[str] = set()
+            for skill_id in changes.purged:
+                if self._skills.pop(skill_id, None) is not None:
+                    content.add(skill_id)
+                    self._order = None
+            for skill in changes.skills:
+                old = self._skills.get(skill.id)
+                if old is None:
+                    self._order = None
+                (content if old is None or _content(old) != _content(skill) else other).add(skill.id)
+                self._skills[skill.id] = skill
+            for pair, record in changes.decisions:
+                if record is None:
+                    self._similarity_decisions.pop(pair, None)
+                else:
+                    self._similarity_decisions[pair] = record
+            if changes.last_numbers is not None:
+                self._last_numbers = {section: changes.last_numbers.get(section, 0) for section in SECTIONS}
+            if changes.embedding_models is not None:
+                self._embedding_model = changes.embedding_models.get("search")
+                self._match_embedding_model = changes.embedding_models.get("match")
+            if other:
+                self._log.record(other, content=False)
+            if content or not other:
+                self._log.record(content, content=True)
+
+    def exclusive(self) -> AbstractContextManager[bool]:
+        """Hold this skillbook's (re-entrant) lock for a block: no other thread reads or mutates it
+        until the block ends. For a read-compute-write across several calls (a journal's rollback)."""
+        return self._lock
 
     # -- persistence ---------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document `save_to_file` writes (schema v2, no embeddings)."""
-        with self._lock:
-            data = encode_skillbook(self.skills(include_inactive=True), self._last_numbers, self._similarity_decisions)
-        return json.loads(data)
+        return json.loads(state_to_json(self.snapshot()))
 
     @classmethod
     def from_dict(cls, payload: Mapping[str, Any]) -> Skillbook:
@@ -449,37 +483,21 @@ class Skillbook:
         except (TypeError, ValueError) as exc:  # not JSON-serialisable, circular, lone surrogate
             raise SkillbookFormatError(f"<dict>: not a JSON document ({quote(str(exc))})") from None
         skillbook = cls()
-        skillbook._restore(decode_skillbook(data, "<dict>"), None, "<dict>")
+        skillbook.restore(state_from_json(data, "<dict>"))
         return skillbook
 
     def save_to_file(self, path: str | PathLike[str]) -> None:
-        """Write `path` (JSON, schema v2) and `<stem>.embeddings.npz` beside it, each atomically.
+        """Write the skillbook to `path`: a JSON file (schema v2) with `<stem>.embeddings.npz`
+        beside it, each written atomically, or a `postgresql://` URL, in one transaction (see
+        `ace.skillbook.storage`).
 
         Concurrent saves are safe: every file is always some save's complete output; the last
         rename wins. Use `Skillbook.locked(path)` for read-modify-write across processes. A symlink
         at `path` is followed: the real file is replaced and its sidecar sits beside it. A sidecar
         that is itself a symlink is refused (`SymlinkRefusedError`, an `OSError`; nothing written).
-
-        A `postgresql://` URL (see `ace.skillbook._store`) is written in one transaction instead.
         """
-        if is_database_url(path):
-            from ace.skillbook import _pg_store
-
-            return _pg_store.save(self, str(path))
-        path = Path(os.path.realpath(path))
-        with tracing.span("skillbook.save", path=str(path)) as span, self._save_lock:
-            with self._lock:
-                skills = self.skills(include_inactive=True)
-                model, match_model = self._embedding_model, self._match_embedding_model
-                document = encode_skillbook(skills, self._last_numbers, self._similarity_decisions)
-            span.set_attribute("skills", len(skills))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            from ace.skillbook._sidecar import write_embeddings  # numpy: loaded by the first save
-
-            # The sidecar is never written through a link: one planted beside the JSON would put the
-            # file anywhere. The JSON itself may be a link the user made (`path` is resolved).
-            write_atomic(embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model, match_model))
-            write_atomic(path, lambda handle: handle.write(document), follow_symlinks=True)
+        with self._save_lock:
+            open_store(path).save(self.snapshot())
 
     @classmethod
     def load_from_file(cls, path: str | PathLike[str], *, vectors: bool = True) -> Skillbook:
@@ -497,23 +515,9 @@ class Skillbook:
         A `postgresql://` URL is read from the database in one consistent snapshot, vectors
         included whatever `vectors` says (`SkillbookStorageError` when it cannot be reached).
         """
-        if is_database_url(path):
-            from ace.skillbook import _pg_store
-
-            return _pg_store.load(cls, str(path))
-        path = Path(os.path.realpath(path))
-        with tracing.span("skillbook.load", path=str(path)) as span:
-            stored = decode_skillbook(read_limited(path, MAX_SKILLBOOK_BYTES), str(path))
-            embeddings = None
-            sidecar = embedding_sidecar_path(path)
-            if vectors and sidecar.exists():
-                from ace.skillbook._sidecar import read_embeddings  # numpy: only when there are vectors
-
-                embeddings = read_embeddings(sidecar, len(stored.skills))
-            skillbook = cls()
-            skillbook._restore(stored, embeddings, str(path))
-            span.set_attribute("skills", len(skillbook))
-            return skillbook
+        skillbook = cls()
+        skillbook.restore(open_store(path).load(vectors=vectors))
+        return skillbook
 
     @classmethod
     @contextmanager
@@ -529,19 +533,11 @@ class Skillbook:
         row lock (`SELECT ... FOR UPDATE`); only the changed rows are written, and other processes
         following the skillbook are notified on commit.
         """
-        if is_database_url(path):
-            from ace.skillbook import _pg_store
-
-            with _pg_store.locked(cls, str(path), timeout=timeout) as skillbook:
-                yield skillbook
-            return
-        import filelock  # here: it costs tens of milliseconds, and only writers need it
-
-        path = Path(os.path.realpath(path))
-        with filelock.FileLock(f"{path}.lock", timeout=timeout):
-            skillbook = cls.load_from_file(path) if path.exists() else cls()
+        with open_store(path).locked(timeout=timeout) as held:
+            skillbook = cls()
+            skillbook.restore(held.state)
             yield skillbook
-            skillbook.save_to_file(path)
+            held.save(skillbook.snapshot())
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -615,26 +611,6 @@ class Skillbook:
             return self.tag_skill(op.skill_id, op.delta, insight_source=op.insight_source)  # type: ignore[arg-type]
         return self.remove_skill(op.skill_id, op.reason or "", insight_source=op.insight_source)
 
-    def _restore(self, stored: StoredSkillbook, embeddings: StoredEmbeddings | None, source: str) -> None:
-        """Fill an empty skillbook from decoded files."""
-        skills = {skill.id: skill for skill in stored.skills}
-        models: dict[EmbeddingKind, str | None] = {"search": None, "match": None}
-        if embeddings is not None or any(
-            skill.embedding is not None or skill.match_embedding is not None for skill in skills.values()
-        ):
-            from ace.skillbook._sidecar import attach_vectors
-
-            models = attach_vectors(skills, embeddings, source)
-        with self._lock:
-            self._skills = skills
-            self._last_numbers = dict(stored.last_numbers)
-            self._similarity_decisions = dict(stored.similarity_decisions)
-            self._embedding_model = models["search"]
-            self._match_embedding_model = models["match"]
-            self._order = None
-            self._log.record(skills, content=True)
-
-
 
 def _source_uid(source: InsightSource | None) -> dict[str, Any]:
     """The span attribute naming the trace behind a mutation (absent: the enclosing step's, if any)."""
@@ -643,3 +619,8 @@ def _source_uid(source: InsightSource | None) -> dict[str, Any]:
 
 def _record(skill_id: str, source: InsightSource | None) -> dict[str, Any]:
     return {tracing.MEMORY_RECORD_ID: skill_id, tracing.MEMORY_RECORD_COUNT: 1, **_source_uid(source)}
+
+
+def _content(skill: Skill) -> tuple[Any, ...]:
+    """What a change of makes an index re-embed the skill: its texts and whether it is listed."""
+    return skill.issue, skill.insight, skill.keywords, skill.active

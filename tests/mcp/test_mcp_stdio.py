@@ -136,7 +136,7 @@ async def test_record_trace_refuses_a_transcript_without_roles(skillbook_path: P
 
 def test_the_server_module_imports_without_fastapi() -> None:
     # `ace mcp` needs only the mcp extra: the file-following state it shares with `ace serve`
-    # (ace.server._watched) must not pull in the FastAPI app.
+    # (ace.serving) must not pull in the FastAPI app.
     probe = "import sys, ace.mcp; print('fastapi' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -116,7 +116,7 @@ def test_a_malformed_row_does_not_kill_the_follower_of_a_running_server(
     try:
         client = TestClient(app, base_url="http://localhost")
         assert STALE_HEADER not in client.get("/memory/skills").headers
-        follower = app.state.watched._follower
+        follower = app.state.followed._follower
         follower.retry_interval = 0.05
 
         with caplog.at_level(logging.WARNING, logger="ace.skillbook"):
@@ -134,4 +134,4 @@ def test_a_malformed_row_does_not_kill_the_follower_of_a_running_server(
         _eventually(lambda: STALE_HEADER not in client.get("/memory/skills").headers)
         assert follower._thread.is_alive()
     finally:
-        app.state.watched.close()
+        app.state.followed.close()

@@ -35,7 +35,7 @@ def test_ui_lists_a_database_skillbook_and_an_edit_is_written_there_with_ui_prov
             assert time.monotonic() < deadline, "the served state did not follow the edit"
             time.sleep(0.02)
     finally:
-        app.state.watched.close()
+        app.state.followed.close()
 
 
 def test_ui_pages_never_show_the_password_of_the_database_url(pg_url: str) -> None:
@@ -50,4 +50,4 @@ def test_ui_pages_never_show_the_password_of_the_database_url(pg_url: str) -> No
             assert password not in page and "Sw33p" not in page, path
             assert "postgresql://ace:***@" in page, path  # the location is shown, its password masked
     finally:
-        app.state.watched.close()
+        app.state.followed.close()

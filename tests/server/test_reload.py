@@ -62,7 +62,7 @@ def test_a_failed_reload_is_logged_with_its_error_where_an_operator_sees_it(clie
 
     [record] = caplog.records
     assert str(skillbook_path) in record.getMessage() and "not valid JSON" in record.getMessage()
-    [reload_span] = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "skills_api.reload"]
+    [reload_span] = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "skillbook.reload"]
     assert [event["name"] for event in reload_span["events"]] == ["exception"]
 
 

@@ -23,7 +23,7 @@ from ._edits import LOOPBACK_NAMES
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from ._routes import FollowedSkillbook
+    from ace.serving import FollowedSkillbook
 
 __all__ = ["LOOPBACK_NAMES", "UiOptions", "mount_ui"]
 

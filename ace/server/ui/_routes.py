@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from fastapi import APIRouter, FastAPI, Form, Request
 from fastapi.staticfiles import StaticFiles
@@ -14,7 +14,8 @@ from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from ace.errors import AceError
-from ace.retrieval import EmbeddingError, RerankError, SkillMatcher, skill_index
+from ace.retrieval import EmbeddingError, RerankError, skill_index
+from ace.serving import FollowedSkillbook
 from ace.skillbook import Skill, Skillbook
 from ace.untrusted import UntrustedInputError, check_text, quote
 
@@ -36,7 +37,7 @@ from .charts import chart_svg, new_chart
 if TYPE_CHECKING:
     from . import UiOptions
 
-__all__ = ["FollowedSkillbook", "ServedState", "mount"]
+__all__ = ["mount"]
 
 SEARCH_RESULTS = 50
 """Active skills the text search ranks (one page)."""
@@ -46,24 +47,6 @@ MAX_PLAYGROUND_LIMIT = 20
 NEAREST = 5
 _NOTICES = {"removed": "Removed: the skill is inactive (never injected or matched); activate undoes it.",
             "activated": "Activated: the skill is listed, injected and matched again."}
-
-
-class ServedState(Protocol):
-    """One served state of the skillbook."""
-
-    @property
-    def skillbook(self) -> Skillbook: ...
-
-
-class FollowedSkillbook(Protocol):
-    """The skillbook as the server follows it (`ace.server._watched`)."""
-
-    matcher: SkillMatcher
-
-    @property
-    def stale(self) -> str | None: ...
-
-    def current(self) -> ServedState: ...
 
 
 class UiInputError(AceError):

@@ -16,22 +16,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ace.skillbook._pg_schema import NOTIFY_CHANNEL
-from ace.skillbook._pg_store import (
-    Changes,
-    StoredState,
-    apply_changes,
-    connect,
-    fetch_state,
-    fill,
-    parse_location,
-    storage_error,
-)
-from ace.skillbook._pg_store import _VECTOR_KINDS, _psycopg
 from ace.redaction import redact
-from ace.skillbook._skillbook import Skillbook
+from ace.skillbook.storage._pg_connection import PgLocation, connect, psycopg_module, storage_error
+from ace.skillbook.storage._pg_schema import NOTIFY_CHANNEL
+from ace.skillbook.storage._pg_state import StoredState, fetch_changes
+from ace.skillbook.storage._protocol import FollowTarget
 
 if TYPE_CHECKING:
     import psycopg
@@ -42,26 +33,27 @@ logger = logging.getLogger("ace.skillbook")
 
 
 class PgFollower:
-    """Holds `skillbook`, the state of a database skillbook at `version`, and follows its changes
-    in a background thread once `start()` is called (`close()` stops it)."""
+    """Keeps `target` at the state of a database skillbook (`version`), following its changes in
+    a background thread once `start()` is called (`close()` stops it). A `SkillbookFollower`."""
 
     def __init__(
         self,
-        url: str,
+        location: PgLocation,
+        target: FollowTarget,
         *,
         on_change: Callable[[], None] | None = None,
         poll_interval: float = 1.0,
         retry_interval: float = 1.0,
     ) -> None:
-        """Read the whole skillbook now. Raises `SkillbookStorageError` when the database cannot be
-        reached and `FileNotFoundError` when it holds no skillbook of that name.
+        """Read the whole skillbook into `target` now. Raises `SkillbookStorageError` when the
+        database cannot be reached and `FileNotFoundError` when it holds no skillbook of that name.
 
         `on_change()` is called from the follower's thread after each applied change."""
-        self.location = parse_location(url)
+        self.location = location
+        self.target = target
         self.on_change: Callable[[], None] | None = None  # not during the first read
         self.poll_interval = poll_interval
         self.retry_interval = retry_interval
-        self.skillbook = Skillbook()
         self._state = StoredState()
         self._stale: str | None = None
         self.failures = 0
@@ -90,6 +82,9 @@ class PgFollower:
         """Why the state held may be behind the database (it cannot be reached), or None."""
         return self._stale
 
+    def poll(self) -> None:
+        """Nothing: the follower's thread applies changes as they are committed."""
+
     def start(self) -> None:
         """Follow changes in a daemon thread."""
         self._thread = threading.Thread(target=self._run, name=f"ace-pg-follow-{self.location.name}", daemon=True)
@@ -105,7 +100,7 @@ class PgFollower:
             self._conn = None
 
     def _run(self) -> None:
-        psycopg = _psycopg()
+        psycopg = psycopg_module()
         while not self._stop.is_set():
             try:
                 if self._conn is None:
@@ -139,70 +134,21 @@ class PgFollower:
     def _catch_up(self, conn: psycopg.Connection) -> None:
         with conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            changes = fetch_state(conn, self.location, self._state.version)
+            changes = fetch_changes(conn, self.location, self._state.version)
             if changes is not None and changes.version < self._state.version:
-                changes = fetch_state(conn, self.location, -1)  # the database was reset: read it whole
+                changes = fetch_changes(conn, self.location, -1)  # the database was reset: read it whole
         if changes is None:
             raise FileNotFoundError(2, f"no skillbook named {self.location.name!r} in the database",
                                     self.location.display)
         if changes.version != self._state.version:
             if changes.version < self._state.version or self._state.version < 0:
-                full = apply_changes(StoredState(), changes)
-                _replace(self.skillbook, self._state, full)
-                self._state = full
+                self._state = changes.applied_to(StoredState())
+                self.target.restore(self._state.state)
             else:
-                _apply_in_place(self.skillbook, changes)
-                self._state = apply_changes(self._state, changes)
+                self.target.apply_changes(changes.changes)
+                self._state = changes.applied_to(self._state)
         if self.on_change is not None and self._announced != self._state.version:
             self.on_change()  # when it raises, the next catch-up calls it again
             self._announced = self._state.version
         self._stale = None
         self.failures = 0
-
-
-def _content(skill: Any) -> tuple[Any, ...]:
-    return skill.issue, skill.insight, skill.keywords, skill.active
-
-
-def _apply_in_place(skillbook: Skillbook, changes: Changes) -> None:
-    """Move `skillbook` forward by `changes`, recording in its change log which ids changed and
-    whether their content did (so a matcher re-embeds only new or edited texts)."""
-    with skillbook._lock:
-        content: set[str] = set()
-        other: set[str] = set()
-        for skill_id in changes.purged:
-            if skillbook._skills.pop(skill_id, None) is not None:
-                content.add(skill_id)
-                skillbook._order = None
-        for skill in changes.skills:
-            old = skillbook._skills.get(skill.id)
-            if old is None:
-                skillbook._order = None
-            (content if old is None or _content(old) != _content(skill) else other).add(skill.id)
-            skillbook._skills[skill.id] = skill
-        for pair, record in changes.decisions:
-            if record is None:
-                skillbook._similarity_decisions.pop(pair, None)
-            else:
-                skillbook._similarity_decisions[pair] = record
-        skillbook._last_numbers = dict(changes.last_numbers)
-        for column, attribute in _VECTOR_KINDS:
-            setattr(skillbook, attribute, changes.models.get(column))
-        if other:
-            skillbook._log.record(other, content=False)
-        if content or not other:
-            skillbook._log.record(content, content=True)
-
-
-def _replace(skillbook: Skillbook, old: StoredState, new: StoredState) -> None:
-    """Give `skillbook` the whole of `new`, recording every id either state holds as changed."""
-    staging = Skillbook()
-    fill(staging, new)
-    with skillbook._lock:
-        skillbook._skills = staging._skills
-        skillbook._last_numbers = staging._last_numbers
-        skillbook._similarity_decisions = staging._similarity_decisions
-        for _, attribute in _VECTOR_KINDS:
-            setattr(skillbook, attribute, getattr(staging, attribute))
-        skillbook._order = None
-        skillbook._log.record(set(old.skills) | set(new.skills), content=True)

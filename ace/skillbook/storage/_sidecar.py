@@ -32,7 +32,6 @@ from typing import IO
 import numpy as np
 
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError
-from ace.skillbook._storage import embedding_sidecar_path
 from ace.skillbook._skill import EMBEDDING_FIELDS, MAX_EMBEDDING_DIMENSION, EmbeddingKind, Skill, as_embedding
 from ace.untrusted import UntrustedInputError, check_text, quote, read_limited
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError
 from ace.skillbook._provenance import InsightSource
-from ace.skillbook._skill import Skill, as_embedding
-from ace.skillbook._storage import MAX_ID_NUMBER
+from ace.skillbook._skill import COUNTERS, EMBEDDING_FIELDS, Skill, as_embedding
+from ace.skillbook.storage._json_format import MAX_ID_NUMBER
 from ace.untrusted import UntrustedInputError, parse_json, quote
 
 __all__ = ["decoded_json", "last_number", "model_name", "skill_from_row"]
@@ -48,25 +48,26 @@ def last_number(value: Any, where: str) -> int:
     return value
 
 
-def skill_from_row(row: tuple[Any, ...], occurrences: list[Any], vector_columns: tuple[str, ...], where: str) -> Skill:
-    """The skill of an `ace_skills` row (`content` and the occurrence records as JSON text, then one
-    `bytea` per vector column); `where` names the database in errors."""
-    skill_id, section, content, active, used, helpful, harmful, neutral, created_at, updated_at, *vectors = row
+def skill_from_row(row: tuple[Any, ...], occurrences: list[Any], where: str) -> Skill:
+    """The skill of an `ace_skills` row read in `SKILL_COLUMNS` order (`content` and the occurrence
+    records as JSON text, then one `bytea` per vector column); `where` names the database in errors."""
+    skill_id, section, content, active, *rest = row
+    counters: dict[str, Any] = dict(zip(COUNTERS, rest[:len(COUNTERS)]))
+    created_at, updated_at, *vectors = rest[len(COUNTERS):]
     try:
         content = decoded_json(content, "content")
         if not isinstance(content, dict):
             raise SkillbookError(f"content must be an object, got {quote(content)}")
-        arrays = {
+        arrays: dict[str, Any] = {
             column: _vector(vector, f"{skill_id!r} ({column})")
-            for column, vector in zip(vector_columns, vectors) if vector is not None
+            for column, vector in zip(EMBEDDING_FIELDS.values(), vectors) if vector is not None
         }
         sources = [decoded_json(record, f"occurrence {number}")
                    for number, record in enumerate(occurrences)]
         return Skill(
             id=skill_id, section=section, keywords=content.get("keywords", ()), issue=content.get("issue", ""),
             insight=content.get("insight"), occurrences=tuple(InsightSource.from_dict(source) for source in sources),
-            active=active, used_count=used, helpful_count=helpful, harmful_count=harmful, neutral_count=neutral,
-            created_at=created_at, updated_at=updated_at, **arrays,
+            active=active, created_at=created_at, updated_at=updated_at, **counters, **arrays,
         )
     except SkillbookError as exc:
         raise SkillbookFormatError(f"{where}: skill {quote(skill_id)}: {exc}") from None

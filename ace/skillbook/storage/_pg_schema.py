@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ace.skillbook._store import SkillbookStorageError
+from ace.skillbook._errors import SkillbookStorageError
 
 if TYPE_CHECKING:
     import psycopg
