@@ -4,7 +4,7 @@ Usage: python benchmarks/code_health.py [--root DIR] [--pyright] [--duplicates]
 
 Prints, for the packages `ace` and `ace_eval` under DIR (default: this checkout):
 imports of another package's private module; import cycles between packages and between modules
-(every import counts, also those inside functions); modules over 400 lines; functions over 60 lines;
+(every import counts, also those inside functions; for module cycles, only imports that run); modules over 400 lines; functions over 60 lines;
 places that decide the storage backend by looking at a location string; `Any` annotations.
 `--pyright` adds the error count of `pyright` (basic mode) and `--duplicates` the pair count of
 `duplicates` over the product code (both must be on PATH). Run it on two checkouts to compare.
@@ -79,7 +79,8 @@ def _sniffs_location(node: ast.AST) -> bool:
         return True
     if name == "startswith":
         literals = [c.value for arg in node.args for c in ast.walk(arg) if isinstance(c, ast.Constant)]
-        return any(isinstance(value, str) and value.startswith("postgres") for value in literals)
+        schemes = [n.id for arg in node.args for n in ast.walk(arg) if isinstance(n, ast.Name) and n.id.endswith("SCHEMES")]
+        return bool(schemes) or any(isinstance(value, str) and value.startswith("postgres") for value in literals)
     return False
 
 
@@ -163,7 +164,8 @@ def main() -> None:
             if _sniffs_location(node):
                 sniffing.append(f"{where}:{getattr(node, 'lineno', '?')}")
     for item in imports(root):
-        module_edges[item.importer].add(item.target)
+        if not item.type_only:  # a circle of imports that run; `if TYPE_CHECKING:` ones never do
+            module_edges[item.importer].add(item.target)
         source_package, target_package = package_of(item.importer), package_of(item.target)
         if source_package != target_package:
             package_edges.setdefault(source_package, set()).add(target_package)
@@ -176,7 +178,7 @@ def main() -> None:
         ("imports of another package's private module", len(private),
          [f"{where} -> {', '.join(names)}" for where, names in private.items()]),
         ("import cycles between packages", len(package_cycles), [" <-> ".join(c) for c in package_cycles]),
-        ("import cycles between modules", len(module_cycles), [" <-> ".join(c) for c in module_cycles]),
+        ("import cycles between modules (imports that run)", len(module_cycles), [" <-> ".join(c) for c in module_cycles]),
         (f"modules over {MODULE_LINES} lines", len(long_modules), long_modules),
         (f"functions over {FUNCTION_LINES} lines", len(long_functions), long_functions),
         ("location-string sniffing sites", len(sniffing), sniffing),

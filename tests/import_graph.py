@@ -29,6 +29,8 @@ class Import:
     """The dotted name as imported, relative imports resolved (`ace.skillbook._skill.match_text`)."""
     target: str
     """The module of ours it resolves to (the longest known prefix of `name`)."""
+    type_only: bool = False
+    """Whether the import sits under `if TYPE_CHECKING:` (it couples the modules, but runs never)."""
 
 
 def modules(root: Path = REPO_ROOT) -> dict[str, Path]:
@@ -48,10 +50,11 @@ def imports(root: Path = REPO_ROOT) -> Iterator[Import]:
     known = modules(root)
     for importer, path in known.items():
         tree = ast.parse(path.read_text(encoding="utf-8"))
+        type_only = _type_checking_lines(tree)
         for name, line in _imported_names(importer, tree, path.name == "__init__.py"):
             target = _longest_known_prefix(name, known)
             if target is not None and target != importer:
-                yield Import(importer, path, line, name, target)
+                yield Import(importer, path, line, name, target, line in type_only)
 
 
 def package_of(module: str) -> str:
@@ -90,6 +93,16 @@ def _imported_names(module: str, tree: ast.Module, is_package: bool) -> Iterator
                 base = ".".join([*anchor, base] if base else anchor)
             for alias in node.names:
                 yield f"{base}.{alias.name}", node.lineno
+
+
+def _type_checking_lines(tree: ast.Module) -> set[int]:
+    """The lines inside `if TYPE_CHECKING:` blocks."""
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for child in node.body:
+                lines.update(range(child.lineno, (child.end_lineno or child.lineno) + 1))
+    return lines
 
 
 def _longest_known_prefix(name: str, known: dict[str, Path]) -> str | None:

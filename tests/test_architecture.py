@@ -34,13 +34,6 @@ FACADES = frozenset({"ace", "ace_eval"})
 """Root packages whose `__init__` may name anything: it imports lazily, on first use."""
 
 
-NOT_YET: frozenset[str] = frozenset({
-    "ace.cli.serve -> ace.server._access_log.access_log_config",
-    "ace.retrieval.rerankers._protocol -> ace.skillbook._skill.match_text",
-})
-"""Imports that break a rule today and are being removed (issue 24); the list only shrinks."""
-
-
 def _layer(package: str) -> int:
     return next(index for index, layer in enumerate(LAYERS) if package in layer)
 
@@ -63,21 +56,15 @@ def test_no_module_imports_a_package_of_its_own_or_a_higher_layer() -> None:
             return False
         return _layer(target) >= _layer(source)
 
-    found = {f"{item.importer} -> {item.name}" for item in imports() if upward(item)}
+    found = sorted(f"{item.importer} -> {item.name}" for item in imports() if upward(item))
 
-    assert sorted(found - NOT_YET) == []
+    assert found == []
 
 
 def test_no_module_imports_another_packages_private_module() -> None:
-    found = {f"{item.importer} -> {item.name}" for item in imports() if reaches_into_private(item)}
+    found = sorted(f"{item.importer} -> {item.name}" for item in imports() if reaches_into_private(item))
 
-    assert sorted(found - NOT_YET) == []
-
-
-def test_the_list_of_imports_not_yet_removed_holds_only_imports_that_exist() -> None:
-    found = {f"{item.importer} -> {item.name}" for item in imports()}
-
-    assert sorted(NOT_YET - found) == []
+    assert found == []
 
 
 @pytest.mark.parametrize(

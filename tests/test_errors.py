@@ -122,7 +122,7 @@ def test_the_examples_of_docs_errors_md_run_and_print_what_they_say(capsys: pyte
 
 
 BARE_VALUE_ERROR_ALLOWED = {
-    "ace/skillbook/_sidecar.py": "the .npz parser; load_embeddings turns each into a SkillbookFormatError",
+    "ace/skillbook/storage/_sidecar.py": "the .npz parser; load_embeddings turns each into a SkillbookFormatError",
     "ace/retrieval/rerankers/litellm_reranker.py": "a malformed provider answer, turned into a RerankError at once",
     "ace/server/_inputs.py": "pydantic validators, which must raise ValueError (answered 422)",
     "ace_eval/spans/_reader.py": "the span parser; the reader turns each into a SpanFileError",

@@ -56,8 +56,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ace.server import allowed_host_patterns, create_app
-        from ace.server._access_log import access_log_config
+        from ace.server import access_log_config, allowed_host_patterns, create_app
     except ImportError as exc:
         raise CommandError(f"the server extra is not installed ({exc.name}); run pip install 'ace[server]'") from None
     from ace.cli._skillbook_file import format_error_line, require_file, shown, terminal_text

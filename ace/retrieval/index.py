@@ -34,7 +34,7 @@ def backing_skillbook(skillbook: Skillbook | SkillbookView) -> Skillbook:
     if isinstance(skillbook, Skillbook):
         return skillbook
     if isinstance(skillbook, SkillbookView):
-        return skillbook._skillbook  # noqa: SLF001 - the view has no public accessor for its owner
+        return skillbook.vector_cache()
     raise TypeError(f"expected a Skillbook or SkillbookView, got {type(skillbook).__name__}")
 
 

@@ -6,9 +6,12 @@ it shares with `ace mcp` (the followed skillbook, the match JSON) is the serving
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
+    from ._access_log import access_log_config
     from .app import (
         BODY_TIMEOUT_S,
         LOOPBACK_HOSTS,
@@ -31,14 +34,15 @@ __all__ = [
     "MAX_TASK_CHARS",
     "SkillMatchOut",
     "SkillSummary",
+    "access_log_config",
     "allowed_host_patterns",
     "create_app",
 ]
 
+_EXPORTS: dict[str, str] = {
+    **{name: "ace.server.app" for name in __all__ if name != "access_log_config"},
+    "access_log_config": "ace.server._access_log",
+}
+"""Where each lazily imported name of `__all__` lives."""
 
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from . import app
-
-        return getattr(app, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

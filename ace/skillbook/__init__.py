@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, ManualOrigin, OperationType, Relation, TraceRef, manual_source
     from ace.skillbook._reports import render_markdown, render_prompt
     from ace.skillbook.storage import embedding_sidecar_path
-    from ace.skillbook._skill import COUNTERS, MAX_KEYWORD_LENGTH, SECTIONS, Section, Skill, TAG_OUTCOMES, TagDelta, VALID_SECTIONS, normalize_keywords, skill_id_order
+    from ace.skillbook._skill import COUNTERS, MAX_KEYWORD_LENGTH, SECTIONS, Section, Skill, TAG_OUTCOMES, TagDelta, VALID_SECTIONS, match_text, normalize_keywords, skill_id_order
     from ace.skillbook._skillbook import Skillbook
     from ace.skillbook._view import SkillbookView
 
@@ -50,6 +50,7 @@ __all__ = [
     "VALID_SECTIONS",
     "embedding_sidecar_path",
     "manual_source",
+    "match_text",
     "normalize_keywords",
     "render_markdown",
     "render_prompt",
@@ -82,6 +83,7 @@ _EXPORTS: dict[str, str] = {
     "VALID_SECTIONS": "ace.skillbook._skill",
     "embedding_sidecar_path": "ace.skillbook.storage",
     "manual_source": "ace.skillbook._provenance",
+    "match_text": "ace.skillbook._skill",
     "normalize_keywords": "ace.skillbook._skill",
     "render_markdown": "ace.skillbook._reports",
     "render_prompt": "ace.skillbook._reports",

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-import os
 import struct
 import zipfile
 import zlib
