@@ -28,10 +28,7 @@ from typing import IO
 
 from ace.errors import AceError
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
+import fcntl  # POSIX only, as the fd-relative writes (dir_fd, O_NOFOLLOW) below are
 
 __all__ = ["SymlinkRefusedError", "write_atomic", "write_atomic_at", "write_text_atomic"]
 
@@ -108,7 +105,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str, *, follow_symlink
 
 def _create_temp(directory: int, name: str) -> tuple[str, int]:
     """Remove dead writers' temp files of `name`, then create and lock this writer's own."""
-    locked_folder = _try_lock(directory, fcntl.LOCK_EX if fcntl else 0)
+    locked_folder = _try_lock(directory, fcntl.LOCK_EX)
     try:
         if locked_folder:
             _remove_dead_temps(directory, name)
@@ -129,8 +126,6 @@ def _create_temp(directory: int, name: str) -> tuple[str, int]:
 
 
 def _try_lock(descriptor: int, operation: int) -> bool:
-    if fcntl is None:
-        return False
     try:
         fcntl.flock(descriptor, operation)
     except OSError:

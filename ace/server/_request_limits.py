@@ -51,7 +51,7 @@ def allowed_host_patterns(extra: Iterable[str] = (), *, bound: str | None = None
     """The Host patterns to accept: the loopback names, the address the server is bound to (unless a
     wildcard such as 0.0.0.0), and `extra` (names, `*.example.com` patterns, or `*` for any; an
     IPv6 address is written with brackets, e.g. `[fe80::1]`)."""
-    patterns = list(LOOPBACK_HOSTS)
+    patterns: list[str] = list(LOOPBACK_HOSTS)
     if bound is not None and bound not in _WILDCARD_BINDS:
         patterns.append(f"[{bound}]" if ":" in bound and not bound.startswith("[") else bound)
     patterns += [name.strip().lower() for name in extra]

@@ -86,7 +86,7 @@ def fetch_changes(conn: psycopg.Connection, location: PgLocation, since: int, *,
     version, *rest = row
     numbers, names = rest[:len(SECTIONS)], rest[len(SECTIONS):]
     last_numbers: dict[str, int] = {section: last_number(value, f"{where}: last_{section}") for section, value in zip(SECTIONS, numbers)}
-    models = {kind: model_name(value, f"{where}: {column}_model")
+    models: dict[EmbeddingKind, str | None] = {kind: model_name(value, f"{where}: {column}_model")
               for (kind, column), value in zip(VECTOR_COLUMNS.items(), names)}
     if version == since:
         return StoredChanges(version, SkillbookChanges(last_numbers=last_numbers, embedding_models=models))
