@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from ace.roles import Agent, Reflector, RecursiveReflector, SkillManager, AgentOutput, ReflectorOutput, SkillManagerOutput, InjectedSkills
     from ace.retrieval import SkillMatcher, retrieve_top_k
     from ace.deduplication import DeduplicationConfig, DeduplicationManager
-    from ace.steps import ACEStepContext, Sample
+    from ace.steps import ACEStepContext
+    from ace.traces import Sample
     from ace.runners import ACE, TraceAnalyser
 
 __version__ = "0.1.0"
@@ -74,7 +75,7 @@ _EXPORTS: dict[str, str] = {
     "DeduplicationConfig": "ace.deduplication",
     "DeduplicationManager": "ace.deduplication",
     "ACEStepContext": "ace.steps",
-    "Sample": "ace.steps",
+    "Sample": "ace.traces",
     "ACE": "ace.runners",
     "TraceAnalyser": "ace.runners",
 }

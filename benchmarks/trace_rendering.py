@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
+from ace.traces.rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.steps import load_trace_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))

@@ -13,7 +13,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "ace ace.errors ace.lazy_exports",
         "ace.untrusted ace.tracing ace.atomic_write ace.redaction",
         "ace.pipeline ace.skillbook ace.models",
-        "ace.retrieval ace.agentic",
+        "ace.retrieval ace.agentic ace.traces",
         "ace.roles ace.deduplication",
         "ace.steps",
         "ace.runners",

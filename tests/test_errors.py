@@ -77,7 +77,7 @@ def test_every_error_class_defined_anywhere_in_ace_or_ace_eval_is_an_ace_error()
         ("ace.models", "ModelResolutionError", ValueError),
         ("ace.roles.skill_source", "UnknownSkillError", ValueError),
         ("ace.roles.skill_manager", "SkillManagerIncompleteError", RuntimeError),
-        ("ace.steps.load_traces", "TraceFileError", ValueError),
+        ("ace.traces", "TraceFileError", ValueError),
         ("ace_eval.e2e.preflight", "E2EInputError", ValueError),
     ],
 )

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ace.roles._trace_rendering import to_plain_data
+from ace.traces.rendering import to_plain_data
 from ace.roles.outputs import ReflectorOutput
 from ace.skillbook import TraceRef
 

@@ -20,7 +20,7 @@ from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._code_tool import default_sandbox, format_execution
 from ace.roles._reflection_common import Analysis, render_task_inputs
 from ace.roles._skill_dicts import skill_detail, skill_summary
-from ace.roles._trace_rendering import render_trace, to_plain_data
+from ace.traces.rendering import render_trace, to_plain_data
 from ace.roles.outputs import ReflectorOutput
 from ace.roles.prompts import RECURSIVE_REFLECTOR_INSTRUCTIONS
 from ace.skillbook import Skill, Skillbook, SkillbookView

@@ -13,7 +13,7 @@ from ace.errors import UsageError
 from ace import tracing
 from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
 from ace.roles._reflection_common import Analysis, render_task_inputs
-from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
+from ace.traces.rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.roles.outputs import ReflectorOutput
 from ace.roles.prompts import REFLECTOR_INSTRUCTIONS
 from ace.skillbook import Skill

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ace.errors import UsageError
 from ace.roles import ReflectorLike
-from ace.steps._trace_fields import trace_feedback, trace_ground_truth, trace_question
+from ace.traces.fields import trace_feedback, trace_ground_truth, trace_question
 from ace.steps.context import ACEStepContext
 
 __all__ = ["DEFAULT_REFLECT_WORKERS", "ReflectStep"]
@@ -42,8 +42,8 @@ class ReflectStep:
             injected = [s for s in map(ctx.skillbook.get_skill, ctx.injected_skill_ids) if s is not None]
         reflection = await self._reflector.reflect(
             trace=ctx.trace,
-            question=trace_question(ctx),
-            ground_truth=trace_ground_truth(ctx),
+            question=trace_question(ctx.sample, ctx.trace),
+            ground_truth=trace_ground_truth(ctx.sample, ctx.trace),
             feedback=trace_feedback(ctx.trace),
             injected_skills=injected,
         )

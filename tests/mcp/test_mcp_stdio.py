@@ -18,8 +18,7 @@ from mcp_session import READ_TIMEOUT, server_parameters, stdio_session, write_sk
 
 from ace import __version__
 
-from ace.steps._trace_fields import trace_feedback
-from ace.steps.load_traces import load_trace_file, trace_locations
+from ace.traces import load_trace_file, trace_feedback, trace_locations
 
 
 @pytest.fixture

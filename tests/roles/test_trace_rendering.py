@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
+from ace.traces.rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.steps import load_trace_file
 
 LANGCHAIN_RUN = "langchain_gpt-oss-120b_airline_50_1trial.json"
