@@ -202,3 +202,13 @@ def test_a_refused_argument_is_an_ace_error_and_a_value_error(call: Callable[[],
         call()
 
     assert type(caught.value).__name__ == error and isinstance(caught.value, ValueError)
+
+
+def test_every_error_class_is_documented_and_exported_by_a_public_module() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "errors.md").read_text(encoding="utf-8")
+    exported = {name for module in _modules(public_only=True) for name in getattr(module, "__all__", ())}
+    errors = {error.__name__ for error in _defined_errors()}
+
+    assert len(errors) >= 35
+    assert sorted(name for name in errors if not re.search(rf"\b{name}\b", doc)) == []
+    assert sorted(errors - exported) == []

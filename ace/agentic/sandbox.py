@@ -53,8 +53,8 @@ from ace.agentic._sandbox_worker import MARKER_ROOM, cut
 from ace.errors import AceError, UsageError
 
 __all__ = [
-    "DEFAULT_IMPORTS", "DEFAULT_MAX_OUTPUT_CHARS", "ExecutionResult", "Sandbox", "SandboxConfinementWarning",
-    "SandboxError",
+    "DEFAULT_IMPORTS", "DEFAULT_MAX_OUTPUT_CHARS", "ExecutionResult", "FrameError", "Sandbox",
+    "SandboxConfinementWarning", "SandboxError",
 ]
 
 DEFAULT_IMPORTS: frozenset[str] = frozenset({

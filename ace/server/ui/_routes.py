@@ -13,13 +13,13 @@ from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
-from ace.errors import AceError
 from ace.retrieval import EmbeddingError, RerankError, skill_index
 from ace.serving import FollowedSkillbook
 from ace.skillbook import Skill, Skillbook
 from ace.untrusted import UntrustedInputError, check_text, quote
 
 from ._edits import EditAction, EditGuard, EditRefused, apply_edit
+from ._errors import UiInputError
 from ._history import counter_history, tag_outcome
 from ._listing import (
     COUNTERS,
@@ -47,10 +47,6 @@ MAX_PLAYGROUND_LIMIT = 20
 NEAREST = 5
 _NOTICES = {"removed": "Removed: the skill is inactive (never injected or matched); activate undoes it.",
             "activated": "Activated: the skill is listed, injected and matched again."}
-
-
-class UiInputError(AceError):
-    """A UI request with a bad parameter; the message says which and what is accepted."""
 
 
 def mount(app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike[str], display: str,
