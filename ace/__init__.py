@@ -14,14 +14,23 @@ from typing import TYPE_CHECKING
 from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from ace.errors import AceError, UsageError
-    from ace.skillbook import Skillbook, Skill, InsightSource, TraceRef, UpdateOperation, UpdateBatch
-    from ace.roles import Agent, Reflector, RecursiveReflector, SkillManager, AgentOutput, ReflectorOutput, SkillManagerOutput, InjectedSkills
-    from ace.retrieval import SkillMatcher, retrieve_top_k
     from ace.deduplication import DeduplicationConfig, DeduplicationManager
+    from ace.errors import AceError, UsageError
+    from ace.retrieval import SkillMatcher, retrieve_top_k
+    from ace.roles import (
+        Agent,
+        AgentOutput,
+        InjectedSkills,
+        RecursiveReflector,
+        Reflector,
+        ReflectorOutput,
+        SkillManager,
+        SkillManagerOutput,
+    )
+    from ace.runners import ACE, TraceAnalyser
+    from ace.skillbook import InsightSource, Skill, Skillbook, TraceRef, UpdateBatch, UpdateOperation
     from ace.steps import ACEStepContext
     from ace.traces import Sample
-    from ace.runners import ACE, TraceAnalyser
 
 __version__ = "0.1.0"
 

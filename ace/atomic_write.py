@@ -18,6 +18,7 @@ for it to be followed (`follow_symlinks=True`: a skillbook file may be a link th
 from __future__ import annotations
 
 import errno
+import fcntl  # POSIX only, as the fd-relative writes (dir_fd, O_NOFOLLOW) below are
 import os
 import re
 import stat
@@ -27,8 +28,6 @@ from pathlib import Path
 from typing import IO
 
 from ace.errors import AceError
-
-import fcntl  # POSIX only, as the fd-relative writes (dir_fd, O_NOFOLLOW) below are
 
 __all__ = ["SymlinkRefusedError", "write_atomic", "write_atomic_at", "write_text_atomic"]
 

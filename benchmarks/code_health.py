@@ -4,7 +4,8 @@ Usage: python benchmarks/code_health.py [--root DIR] [--pyright] [--duplicates]
 
 Prints, for the packages `ace` and `ace_eval` under DIR (default: this checkout):
 imports of another package's private module; import cycles between packages and between modules
-(every import counts, also those inside functions; for module cycles, only imports that run); modules over 400 lines; functions over 60 lines;
+(every import counts, also those inside functions; for module cycles, only imports that run); modules over
+400 lines; functions over 60 lines;
 places that decide the storage backend by looking at a location string; `Any` annotations.
 `--pyright` adds the error count of `pyright` (basic mode) and `--duplicates` the pair count of
 `duplicates` over the product code (both must be on PATH). Run it on two checkouts to compare.
@@ -19,11 +20,10 @@ import re
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from import_graph import PACKAGES, imports, modules, package_of, reaches_into_private  # noqa: E402
+from import_graph import PACKAGES, imports, modules, package_of, reaches_into_private
 
 PRODUCT = tuple(f"{package}/" for package in PACKAGES)
 MODULE_LINES = 400

@@ -5,7 +5,8 @@ side by side in one run.
 
 The `ace` package of `--base` (default: where this branch left main, `git merge-base HEAD main`;
 once the branch is merged pass the main it was measured against, `--base b1c70e3`) is exported
-with `git archive` into a temporary folder. Every figure is measured in a fresh interpreter per tree, on files written once beforehand:
+with `git archive` into a temporary folder. Every figure is measured in a fresh interpreter per tree, on
+files written once beforehand:
 
 - OpenTelemetry span files of `--spans` spans: one OTel trace of that many root agent runs (the
   issue's 8,000-span file), and one run over a chain of that many spans: `load_trace_file` seconds;

@@ -4,7 +4,6 @@ a package of a lower layer, and never another package's private module."""
 from __future__ import annotations
 
 import pytest
-
 from import_graph import Import, imports, modules, package_of, reaches_into_private
 
 LAYERS: tuple[frozenset[str], ...] = tuple(

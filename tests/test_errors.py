@@ -6,8 +6,8 @@ import importlib
 import inspect
 import pkgutil
 import re
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 
 import pytest

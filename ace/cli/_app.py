@@ -6,7 +6,8 @@ arguments name, imports its module and calls `register(parser)` (or the function
 names), which adds the arguments and sets `handler=callable(args) -> int`. So `--help` and every
 command start without loading the others (nor the LLM clients they import). Handlers raise
 `CommandError` for bad input; `run_cli` turns it, and an `OSError` (a file the system refused to read
-or write), into a one-line message on stderr and exit code 2, never a traceback. A usage mistake (unknown flag, bad value) is one line too, with a pointer to
+or write), into a one-line message on stderr and exit code 2, never a traceback. A usage mistake (unknown
+flag, bad value) is one line too, with a pointer to
 `--help`. Every error line goes through `ace.redaction`, with the secrets of the connection strings
 on the command line, so a password given in a `postgresql://` argument is never echoed back.
 """

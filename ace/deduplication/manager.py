@@ -32,8 +32,8 @@ from typing import Literal
 
 import numpy as np
 
-from ace.errors import UsageError
 from ace import tracing
+from ace.errors import UsageError
 from ace.retrieval import Embedder, LiteLLMEmbedder, default_embedder, skill_index
 from ace.skillbook import DEDUP_SOURCE_SYSTEM, InsightSource, Skill, Skillbook, UpdateOperation
 
@@ -118,7 +118,8 @@ class DeduplicationManager:
         return [pair for pair in candidates if not skillbook.has_keep_decision(pair[0].id, pair[1].id)]
 
     def run(self, skillbook: Skillbook) -> DeduplicationReport:
-        """Consolidate every duplicate pair in `skillbook`; returns the report (also recorded on the `ace.deduplicate` span)."""
+        """Consolidate every duplicate pair in `skillbook`; returns the report (also recorded on the
+        `ace.deduplicate` span)."""
         if not self.config.enabled:
             return DeduplicationReport()
         with tracing.span("ace.deduplicate", skills=len(skillbook)) as span:

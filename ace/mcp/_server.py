@@ -85,7 +85,8 @@ def create_server(
     with no `embedder`, the offline default is used; match vectors the skillbook's sidecar lacks are
     computed in memory, never written, as `ace serve` does. `traces` is the folder `record_trace` writes to (default
     `trace_queue_path(skillbook_path)`), holding at most what `trace_quota` allows (default
-    `TraceQuota()`: 10,000 traces, 512 MiB; beyond it `record_trace` is a tool error). Raises `OSError` or `SkillbookError` when the file cannot
+    `TraceQuota()`: 10,000 traces, 512 MiB; beyond it `record_trace` is a tool error). Raises `OSError` or
+    `SkillbookError` when the file cannot
     be loaded. Run it with `server.run("stdio")`, or set `server.settings.port` and
     `server.run("streamable-http")`: FastMCP's default host, 127.0.0.1, also turns on its
     DNS-rebinding protection; the endpoint is /mcp. `log_level` is FastMCP's (`debug` ... `error`;

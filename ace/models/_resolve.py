@@ -10,8 +10,8 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.test import TestModel
 
 from ace.models._errors import ModelConfigurationError, ModelResolutionError
-from ace.models._names import litellm_model_name
 from ace.models._litellm_transport import LiteLLMTransport
+from ace.models._names import litellm_model_name
 
 if TYPE_CHECKING:
     from pydantic_ai.models.openai import OpenAIChatModel

@@ -14,7 +14,7 @@ import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-import litellm  # noqa: E402  (after the setting above: litellm reads it at import)
+import litellm
 
 litellm.suppress_debug_info = True
 

@@ -14,8 +14,7 @@ import functools
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ace.pipeline._errors import PipelineError
 

@@ -9,12 +9,12 @@ from typing import Literal, get_args
 
 import numpy as np
 
-from ace.errors import UsageError
 from ace import tracing
+from ace.errors import UsageError
 from ace.skillbook import Skill, Skillbook, SkillbookView, normalize_keywords
 
-from ._terms import terms_of
 from ._snapshot import IndexSnapshot, row_for
+from ._terms import terms_of
 from .embedder import Embedder, checked_embed
 from .fusion import reciprocal_rank_fusion
 

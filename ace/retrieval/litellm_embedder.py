@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .embedder import EmbeddingError, normalise_rows
-
 from ace.errors import UsageError
+
+from .embedder import EmbeddingError, normalise_rows
 
 __all__ = ["LiteLLMEmbedder"]
 

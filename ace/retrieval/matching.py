@@ -17,8 +17,8 @@ from typing import Literal
 
 import numpy as np
 
-from ace.errors import UsageError
 from ace import tracing
+from ace.errors import UsageError
 from ace.skillbook import skill_id_order
 
 from ._matching_index import (

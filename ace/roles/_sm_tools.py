@@ -22,9 +22,9 @@ from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._code_tool import LazySandbox, format_execution
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.skillbook import (
+    TAG_OUTCOMES,
     InsightSource,
     MutationJournal,
-    TAG_OUTCOMES,
     Section,
     Skill,
     Skillbook,

@@ -9,14 +9,14 @@ from typing import Any
 from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models import Model
 
-from ace.errors import UsageError
 from ace import tracing
+from ace.errors import UsageError
 from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
 from ace.roles._reflection_common import Analysis, render_task_inputs
-from ace.traces.rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.roles.outputs import ReflectorOutput
 from ace.roles.prompts import REFLECTOR_INSTRUCTIONS
 from ace.skillbook import Skill
+from ace.traces.rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 
 __all__ = ["Reflector"]
 

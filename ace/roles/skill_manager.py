@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 

@@ -13,8 +13,8 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from starlette.responses import JSONResponse
 
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE
-from ace.untrusted import UntrustedInputError, check_text, quote
 from ace.serving import MAX_TASK_CHARS
+from ace.untrusted import UntrustedInputError, check_text, quote
 
 __all__ = [
     "DEFAULT_LIMIT",

@@ -39,7 +39,14 @@ from ._inputs import (
     TaskText,
     short_validation_errors,
 )
-from ._request_limits import BODY_TIMEOUT_S, LOOPBACK_HOSTS, MAX_BUFFERED_BODY_BYTES, BodyBudget, BodyLimits, allowed_host_patterns
+from ._request_limits import (
+    BODY_TIMEOUT_S,
+    LOOPBACK_HOSTS,
+    MAX_BUFFERED_BODY_BYTES,
+    BodyBudget,
+    BodyLimits,
+    allowed_host_patterns,
+)
 from .ui import UiOptions, mount_ui
 
 __all__ = [

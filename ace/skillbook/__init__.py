@@ -14,15 +14,35 @@ from typing import TYPE_CHECKING
 from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from ace.skillbook._errors import SkillNotFoundError, SkillbookError, SkillbookFormatError, SkillbookStorageError
+    from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillbookStorageError, SkillNotFoundError
     from ace.skillbook._journal import MutationJournal
     from ace.skillbook._operations import UpdateBatch, UpdateOperation
-    from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, ManualOrigin, OperationType, Relation, TraceRef, manual_source
+    from ace.skillbook._provenance import (
+        DEDUP_SOURCE_SYSTEM,
+        InsightSource,
+        ManualOrigin,
+        OperationType,
+        Relation,
+        TraceRef,
+        manual_source,
+    )
     from ace.skillbook._reports import render_markdown, render_prompt
-    from ace.skillbook.storage import embedding_sidecar_path
-    from ace.skillbook._skill import COUNTERS, MAX_KEYWORD_LENGTH, SECTIONS, Section, Skill, TAG_OUTCOMES, TagDelta, VALID_SECTIONS, match_text, normalize_keywords, skill_id_order
+    from ace.skillbook._skill import (
+        COUNTERS,
+        MAX_KEYWORD_LENGTH,
+        SECTIONS,
+        TAG_OUTCOMES,
+        VALID_SECTIONS,
+        Section,
+        Skill,
+        TagDelta,
+        match_text,
+        normalize_keywords,
+        skill_id_order,
+    )
     from ace.skillbook._skillbook import Skillbook
     from ace.skillbook._view import SkillbookView
+    from ace.skillbook.storage import embedding_sidecar_path
 
 __all__ = [
     "COUNTERS",

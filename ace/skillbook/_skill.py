@@ -6,8 +6,8 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from types import MappingProxyType
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ace.skillbook._checks import MAX_INTEGER, integer, required_text, text, timestamp
@@ -76,7 +76,7 @@ _ID_PATTERNS = {
 
 def utc_now() -> str:
     """The current time as an ISO-8601 UTC timestamp (the format of `created_at`/`updated_at`)."""
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 def id_number(skill_id: str) -> int:

@@ -12,9 +12,8 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ace import tracing
-from ace.skillbook._checks import text
-
 from ace.skillbook._changelog import ChangeLog
+from ace.skillbook._checks import text
 from ace.skillbook._errors import SkillbookError, SkillNotFoundError
 from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
 from ace.skillbook._skill import EMBEDDING_FIELDS, SECTIONS, EmbeddingKind, Skill, as_embedding, skill_id_order

@@ -11,8 +11,10 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from ace.atomic_write import SymlinkRefusedError, write_atomic_at
 from ace.skillbook._errors import SkillbookError
@@ -92,7 +94,8 @@ def export_agent_skills(skillbook: Skillbook, out_dir: str | os.PathLike[str]) -
             entry = _lstat_at(root, name)
             if entry is not None and stat.S_ISLNK(entry.st_mode):
                 raise SkillMdError(
-                    f"{out / name}: a symbolic link, which export-skills never writes through; remove it or export elsewhere"
+                    f"{out / name}: a symbolic link, which export-skills never writes through; remove "
+                    "it or export elsewhere"
                 )
             if entry is not None and name not in existing:
                 raise SkillMdError(
@@ -108,7 +111,7 @@ def export_agent_skills(skillbook: Skillbook, out_dir: str | os.PathLike[str]) -
                 os.mkdir(name, dir_fd=root)
             folder = _open_folder_at(root, name, out / name)
             try:
-                write_atomic_at(folder, SKILL_MD, lambda handle: handle.write(data), shown=out / name / SKILL_MD)
+                write_atomic_at(folder, SKILL_MD, _writing(data), shown=out / name / SKILL_MD)
             finally:
                 os.close(folder)
             written.append(name)
@@ -255,3 +258,8 @@ def _add(skillbook: Skillbook, path: Path, skill_md: ParsedSkillMd, default_sect
         except SkillbookError:
             pass
     return skillbook.add_skill(section, skill_md.issue, skill_md.keywords, skill_md.insight, insight_source=source)
+
+
+def _writing(data: bytes) -> Callable[[IO[bytes]], object]:
+    """What `write_atomic_at` calls to fill the new file with `data`."""
+    return lambda handle: handle.write(data)

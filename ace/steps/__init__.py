@@ -14,8 +14,15 @@ from ace.steps.export_markdown import ExportMarkdownStep
 from ace.steps.load_traces import LoadTracesStep
 from ace.steps.reflect import ReflectStep
 from ace.steps.tail import TailOptions, learning_tail
-from ace.traces import TraceFileError, TraceIdentity, TraceLocation, infer_trace_identity, load_trace_file, trace_locations
 from ace.steps.update import UpdateStep, insight_source_for
+from ace.traces import (
+    TraceFileError,
+    TraceIdentity,
+    TraceLocation,
+    infer_trace_identity,
+    load_trace_file,
+    trace_locations,
+)
 
 __all__ = [
     "ACEStepContext",

@@ -8,9 +8,8 @@ from typing import Any
 from ace import tracing
 from ace.pipeline import StepContext
 from ace.roles import AgentOutput, ReflectorOutput, SkillManagerOutput
-from ace.traces import Sample
 from ace.skillbook import SkillbookView
-from ace.traces import infer_trace_identity
+from ace.traces import Sample, infer_trace_identity
 
 __all__ = ["ACEStepContext", "Sample"]
 

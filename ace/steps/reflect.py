@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ace.errors import UsageError
 from ace.roles import ReflectorLike
-from ace.traces.fields import trace_feedback, trace_ground_truth, trace_question
 from ace.steps.context import ACEStepContext
+from ace.traces.fields import trace_feedback, trace_ground_truth, trace_question
 
 __all__ = ["DEFAULT_REFLECT_WORKERS", "ReflectStep"]
 

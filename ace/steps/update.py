@@ -5,9 +5,9 @@ from __future__ import annotations
 from ace.roles import SkillManagerLike
 from ace.roles.provenance import trace_refs_for
 from ace.skillbook import InsightSource, Skillbook
-from ace.traces.fields import trace_feedback, trace_question
 from ace.steps.context import ACEStepContext, Sample
 from ace.traces import infer_trace_identity
+from ace.traces.fields import trace_feedback, trace_question
 
 __all__ = ["UpdateStep", "insight_source_for"]
 

@@ -33,7 +33,14 @@ from typing import Any
 from ace.errors import AceError
 from ace.traces._otel import OtlpSpan, is_otlp_document, otlp_spans, otlp_traces, run_label
 from ace.traces._tau2 import results_traces
-from ace.untrusted import MAX_JSON_EXPANSION, UntrustedInputError, check_json_memory, open_regular_file, parse_json, quote
+from ace.untrusted import (
+    MAX_JSON_EXPANSION,
+    UntrustedInputError,
+    check_json_memory,
+    open_regular_file,
+    parse_json,
+    quote,
+)
 
 __all__ = [
     "MAX_LINE_BYTES",

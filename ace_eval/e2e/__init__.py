@@ -13,7 +13,14 @@ from ace.lazy_exports import lazy_getattr
 if TYPE_CHECKING:
     from ace_eval.e2e.config import ROLES, E2EConfig, Role
     from ace_eval.e2e.outcomes import SampleOutcome
-    from ace_eval.e2e.paired import PairedComparison, TaskChange, TrialOutcome, format_paired, paired_comparison, paired_to_dict
+    from ace_eval.e2e.paired import (
+        PairedComparison,
+        TaskChange,
+        TrialOutcome,
+        format_paired,
+        paired_comparison,
+        paired_to_dict,
+    )
     from ace_eval.e2e.preflight import E2EInputError
     from ace_eval.e2e.runner import E2EReport, PhaseRecord, run_e2e, run_e2e_async
     from ace_eval.e2e.verify import verify_run

@@ -116,7 +116,7 @@ class E2EConfig:
     def request_settings(self, role: Role) -> RequestSettings:
         """What every request of `role` carries: the role's default, then the run-wide values,
         then the role's own `role_settings`, each only where set."""
-        from ace.roles import Reflector, RecursiveReflector, SkillManager
+        from ace.roles import RecursiveReflector, Reflector, SkillManager
         from ace_eval.tau2 import LLMAgent, UserSimulator
 
         default = {

@@ -5,7 +5,8 @@
    ...)` runs the train split for N epochs; each simulation gets the skills learned so far by the
    injection policy, is graded, reflected on with the reward as feedback, and curated (the
    SkillManager tags the injected skills by the outcome). Offline (`traces`): `TraceAnalyser` over
-   the recorded simulations; an unusable file or simulation is a failed sample of epoch 1. One checkpoint per epoch; `skillbook.json` at the end.
+   the recorded simulations; an unusable file or simulation is a failed sample of epoch 1. One checkpoint per
+   epoch; `skillbook.json` at the end.
 2. Benchmark: `ACE.evaluate` on the test split twice, on the same tasks and trials - baseline (an
    empty skillbook) and with a copy of the learned skillbook under the same policy - then a paired
    comparison.
@@ -33,10 +34,9 @@ from ace.runners import ACE, TraceAnalyser
 from ace.skillbook import Skillbook
 from ace.steps import ACEStepContext
 from ace_eval import scripted
-from ace_eval.e2e.config import ROLES, E2EConfig, Role
+from ace_eval.e2e.config import OFFLINE_MODELS, ROLES, E2EConfig, Role
 from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of, unusable_outcome
 from ace_eval.e2e.paired import PairedComparison, TrialOutcome, paired_comparison
-from ace_eval.e2e.config import OFFLINE_MODELS
 from ace_eval.e2e.preflight import E2EInputError, check_config, load_traces
 from ace_eval.tau2 import Task, load_tasks
 from ace_eval.tau2.ace_task import ResultsLog, Tau2Agent, Tau2Environment, tau2_samples

@@ -59,7 +59,10 @@ def skills_instructions(injected: InjectedSkills, injection: SkillInjection) -> 
         return ""
     if injection == "tool":
         return f"# Learned skills\n{injected.text}"
-    return f"# Learned skills\nApply these lessons from earlier conversations where their issue matches the request.\n\n{injected.text}"
+    return (
+        "# Learned skills\nApply these lessons from earlier conversations where their issue matches the request."
+        f"\n\n{injected.text}"
+    )
 
 
 _READ_SKILL_DEFINITION = ToolDefinition(

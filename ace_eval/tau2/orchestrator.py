@@ -16,9 +16,8 @@ import time
 import uuid
 from typing import Literal
 
-
-from ace.errors import UsageError
 from ace import tracing
+from ace.errors import UsageError
 from ace_eval.tau2.agent import LLMAgent
 from ace_eval.tau2.environment import AirlineEnvironment
 from ace_eval.tau2.errors import UnsupportedTaskError

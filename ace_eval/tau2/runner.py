@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic_ai.models import Model
 
-from ace.errors import UsageError
 from ace import tracing
+from ace.errors import UsageError
 from ace.models import RequestSettings, resolve_model
 from ace_eval.tau2.agent import LLMAgent
 from ace_eval.tau2.data import load_policy, simulation_guidelines

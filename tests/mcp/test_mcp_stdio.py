@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
@@ -17,7 +16,6 @@ from mcp.types import TextContent, TextResourceContents
 from mcp_session import READ_TIMEOUT, server_parameters, stdio_session, write_skillbook
 
 from ace import __version__
-
 from ace.traces import load_trace_file, trace_feedback, trace_locations
 
 

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
-from ace.models.configured_litellm import litellm
 from litellm import CustomLLM
 from litellm.types.utils import ModelResponse
+
+from ace.models.configured_litellm import litellm
 
 SCRIPTED_PROVIDER = "scripted"
 

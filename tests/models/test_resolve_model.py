@@ -8,10 +8,9 @@ import litellm
 import pytest
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelHTTPError
-from pydantic_ai.messages import ModelRequest, ToolCallPart, UserPromptPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import FunctionModel
-from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.tools import ToolDefinition
 

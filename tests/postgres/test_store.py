@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-
 import pytest
 
-from ace.skillbook import InsightSource, Skillbook
-from ace.skillbook import SkillbookStorageError
+from ace.skillbook import InsightSource, Skillbook, SkillbookStorageError
 from ace.skillbook.storage._pg_schema import SCHEMA_VERSION
 
 SOURCE = InsightSource(source_system="tests", trace_id="t1")

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from matching.fixture_skills import build_acceptance_skillbook
 
 from ace.server import create_app
 from ace.skillbook import Skillbook
-
-from matching.fixture_skills import build_acceptance_skillbook
 
 
 @pytest.fixture

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import schemathesis
 from hypothesis import settings
+from matching.fixture_skills import build_acceptance_skillbook
 
 from ace.server import create_app
-
-from matching.fixture_skills import build_acceptance_skillbook
 
 EXAMPLES_PER_OPERATION = 100
 

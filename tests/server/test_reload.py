@@ -80,11 +80,10 @@ def test_server_writes_nothing_beside_the_file_and_follows_new_skills(client, sk
 
 def test_server_uses_the_match_vectors_stored_in_the_sidecar(skillbook, skillbook_path):
     from fastapi.testclient import TestClient
+    from matching.fixture_skills import CountingEmbedder
 
     from ace.retrieval import SkillMatcher, default_embedder
     from ace.server import create_app
-
-    from matching.fixture_skills import CountingEmbedder
 
     SkillMatcher(skillbook).refresh()  # a writer that matched stores the vectors with its next save
     skillbook.save_to_file(skillbook_path)

@@ -6,12 +6,11 @@ from collections.abc import Sequence
 
 import pytest
 from fastapi.testclient import TestClient
+from matching.fixture_skills import CRASHLOOP, HELM_PENDING, LOCKFILES
 
 from ace.retrieval import default_embedder
 from ace.retrieval.rerankers import RerankCandidate, RerankError, match_text
 from ace.server import MAX_LIMIT, create_app
-
-from matching.fixture_skills import CRASHLOOP, HELM_PENDING, LOCKFILES
 
 POD_TASK = "The worker pod is in CrashLoopBackOff and kubectl logs prints nothing. Find out why it crashes."
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ace.errors import AceError
+
 # One definition of the match text, beside `Skill.embedding_text()`; re-exported here for rerankers.
 from ace.skillbook import match_text
 

@@ -10,7 +10,7 @@ import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal, get_args
 
 from ace.skillbook import COUNTERS as SKILL_COUNTERS
@@ -198,7 +198,7 @@ def _sorted(skills: list[Skill], sort: str) -> list[Skill]:
 def _instant(timestamp: str) -> datetime:
     """An ISO-8601 timestamp as an aware datetime (a naive one, from an older file, is read as UTC)."""
     moment = datetime.fromisoformat(timestamp)
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _haystack(skill: Skill) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +108,7 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def _row(folder: Path) -> RunRow:
     summary_path = folder / "summary.json"
-    modified = datetime.fromtimestamp(summary_path.stat().st_mtime, tz=timezone.utc)
+    modified = datetime.fromtimestamp(summary_path.stat().st_mtime, tz=UTC)
     row = RunRow(name=folder.name, modified=modified, has_html=(folder / "report.html").is_file())
     try:
         with open_regular_file(summary_path) as handle:

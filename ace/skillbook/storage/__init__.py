@@ -19,7 +19,13 @@ if TYPE_CHECKING:
     from ace.skillbook._state import SkillbookChanges, SkillbookState
     from ace.skillbook.storage._file import FileFollower, FileStore, state_from_json
     from ace.skillbook.storage._json_format import embedding_sidecar_path, state_to_json
-    from ace.skillbook.storage._location import DATABASE_URL_SCHEMES, StorageKind, is_database_url, open_store, storage_kind
+    from ace.skillbook.storage._location import (
+        DATABASE_URL_SCHEMES,
+        StorageKind,
+        is_database_url,
+        open_store,
+        storage_kind,
+    )
     from ace.skillbook.storage._pg_follow import PgFollower
     from ace.skillbook.storage._postgres import PostgresStore
     from ace.skillbook.storage._protocol import FollowTarget, HeldSkillbook, SkillbookFollower, SkillbookStore

@@ -1,5 +1,6 @@
 """The on-disk format of `skillbook.json` (schema v2, no vectors; the vectors are in the sidecar,
-see `_sidecar`), and the state the two files hold together. Both files are written atomically (temp file in the same folder, fsync, rename),
+see `_sidecar`), and the state the two files hold together. Both files are written atomically (temp file in
+the same folder, fsync, rename),
 so a crash leaves either the old or the new complete file.
 
 The JSON is untrusted input: it is parsed with `ace.untrusted.parse_json` (size, depth, duplicate
@@ -20,7 +21,6 @@ from ace.skillbook._errors import SkillbookError, SkillbookFormatError
 from ace.skillbook._skill import MAX_ID_DIGITS, SECTIONS, Skill, id_number, skill_id_order
 from ace.skillbook._state import SkillbookState
 from ace.untrusted import UntrustedInputError, parse_json, quote
-
 
 __all__ = [
     "MAX_SKILLBOOK_BYTES",

@@ -110,7 +110,7 @@ class PgFollower:
                 for _ in self._conn.notifies(timeout=self.poll_interval, stop_after=1):
                     pass
                 self._catch_up(self._conn)
-            except Exception as error:  # noqa: BLE001 - whatever fails, the thread lives on: stale, retried
+            except Exception as error:
                 self._failed(storage_error(self.location, error) if isinstance(error, psycopg.Error) else error)
 
     def _failed(self, error: Exception) -> None:
@@ -126,7 +126,7 @@ class PgFollower:
         if self._conn is not None:
             try:
                 self._conn.close()
-            except Exception:  # noqa: BLE001 - a connection that cannot even close is dropped all the same
+            except Exception:
                 pass
             self._conn = None
         self._stop.wait(self.retry_interval)

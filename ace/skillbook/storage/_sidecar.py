@@ -285,7 +285,7 @@ def _parse_npy(data: bytes, headers: _Headers) -> np.ndarray:
         read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
         try:
             parsed = read_header(buffer)
-        except Exception as exc:  # noqa: BLE001 - numpy's header parser tokenizes garbage: any error type
+        except Exception as exc:
             raise ValueError(f"member has a garbage .npy header ({type(exc).__name__})") from None
         headers[header] = parsed
     shape, fortran_order, dtype = parsed
