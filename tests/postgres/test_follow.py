@@ -92,3 +92,16 @@ def test_server_keeps_serving_while_the_database_is_down_and_recovers() -> None:
         except subprocess.CalledProcessError:
             pass
         server.remove()
+
+
+def test_the_server_stops_following_the_database_when_it_shuts_down(pg_url: str) -> None:
+    with Skillbook.locked(pg_url) as skillbook:
+        skillbook.add_skill("context", "First.", ["k"], "Do it.")
+    app = create_app(pg_url)
+    follower = app.state.followed._follower
+
+    with TestClient(app, base_url="http://localhost") as client:  # runs the app's lifespan
+        assert client.get("/memory/skills").status_code == 200
+        assert follower._thread.is_alive()
+
+    assert not follower._thread.is_alive() and follower._conn is None
