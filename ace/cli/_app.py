@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 import traceback
 from collections.abc import Sequence
@@ -82,6 +83,14 @@ def _secrets(argv: Sequence[str]) -> tuple[str, ...]:
     return tuple(secret for arg in argv for secret in url_secrets(arg))
 
 
+def _one_line(text: str) -> str:
+    """A `CommandError`'s message as one terminal-safe line: line breaks and tabs become spaces,
+    other control characters (C0, DEL, C1: a skillbook or a file name may hold any) `\\x1b`-style
+    escapes. The one place command errors are made safe to print; raise sites pass plain text."""
+    flat = re.sub(r"[\r\n\t]+", " ", text)
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda match: f"\\x{ord(match.group()):02x}", flat)
+
+
 def _printable(text: str) -> str:
     """`text` on one line, control characters written as escapes (a file name may hold any)."""
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
@@ -100,7 +109,7 @@ def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     try:
         return int(handler(args))
     except CommandError as exc:
-        print(f"{parser.prog}: error: {redact(str(exc), secrets)}", file=sys.stderr)
+        print(f"{parser.prog}: error: {redact(_one_line(str(exc)), secrets)}", file=sys.stderr)
         return 2
     except OSError as exc:  # the file system refused (permissions, a planted link, a FIFO): one line too
         where = f"{exc.filename}: " if exc.filename else ""

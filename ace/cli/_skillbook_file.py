@@ -60,12 +60,12 @@ def require_file(path: Path | str) -> None:
         return
     if not Path(path).is_file():
         problem = "not a regular file; give a skillbook JSON file" if Path(path).exists() else "no such skillbook file"
-        raise CommandError(terminal_text(f"{path}: {problem}", one_line=True))
+        raise CommandError(f"{path}: {problem}")
 
 
 def format_error_line(error: SkillbookFormatError) -> str:
-    """The error's message and its notes (e.g. the file and schema version found) on one line."""
-    return terminal_text("; ".join([str(error), *getattr(error, "__notes__", [])]), one_line=True)
+    """The error's message and its notes (e.g. the file and schema version found), joined by "; "."""
+    return "; ".join([str(error), *getattr(error, "__notes__", [])])
 
 
 def load_skillbook(path: Path | str, *, missing_ok: bool = False, vectors: bool = True) -> Skillbook:
@@ -83,12 +83,12 @@ def load_skillbook(path: Path | str, *, missing_ok: bool = False, vectors: bool 
     except SkillbookFormatError as exc:
         raise CommandError(format_error_line(exc)) from None
     except SkillbookStorageError as exc:
-        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+        raise CommandError(str(exc)) from None
     except FileNotFoundError as exc:
         if missing_ok:
             return Skillbook()
         if not is_file:
-            raise CommandError(terminal_text(f"{shown(path)}: {exc.strerror}", one_line=True)) from None
-        raise CommandError(terminal_text(f"{path}: cannot read ({exc.strerror or exc})", one_line=True)) from None
+            raise CommandError(f"{shown(path)}: {exc.strerror}") from None
+        raise CommandError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except OSError as exc:
-        raise CommandError(terminal_text(f"{path}: cannot read ({exc.strerror or exc})", one_line=True)) from None
+        raise CommandError(f"{path}: cannot read ({exc.strerror or exc})") from None

@@ -44,7 +44,7 @@ def _match(args: argparse.Namespace) -> int:
     try:
         matches = SkillMatcher(skillbook, embedder=default_embedder(), reranker=reranker).match(args.task, limit=args.limit)
     except (EmbeddingError, RerankError) as exc:
-        raise CommandError(terminal_text(f"matching failed: {exc}", one_line=True)) from exc
+        raise CommandError(f"matching failed: {exc}") from exc
     if args.json:
         print(json_terminal_text(json.dumps([match_json(m) for m in matches], ensure_ascii=False, indent=2)))
     elif not matches:

@@ -47,7 +47,7 @@ def _mcp(args: argparse.Namespace) -> int:
         raise CommandError(
             f"ace mcp needs the mcp extra, mcp 1.x ({exc.name or exc} is missing); run pip install 'ace[mcp]'"
         ) from None
-    from ace.cli._skillbook_file import format_error_line, require_file, shown, terminal_text
+    from ace.cli._skillbook_file import format_error_line, require_file, shown
     from ace.skillbook import SkillbookError, SkillbookFormatError
     from ace.skillbook.storage import FileStore, open_store
 
@@ -69,7 +69,7 @@ def _mcp(args: argparse.Namespace) -> int:
             message = str(exc)
         else:
             message = f"{shown(args.path)}: {exc.strerror or exc}"
-        raise CommandError(terminal_text(" ".join(message.split()), one_line=True)) from None
+        raise CommandError(message) from None
     if args.http:
         server.settings.host = HOST
         server.settings.port = args.port

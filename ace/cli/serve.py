@@ -66,7 +66,7 @@ def _serve(args: argparse.Namespace) -> int:
     require_file(args.path)
     configure_logging(args.log_level)
     if args.runs is not None and not args.runs.is_dir():
-        raise CommandError(f"--runs {terminal_text(str(args.runs), one_line=True)} is not a folder; give the folder "
+        raise CommandError(f"--runs {args.runs} is not a folder; give the folder "
                            "holding the e2e run folders (e.g. results/e2e)")
     reranker = reranker_from_args(args)
     # Edits are addressed to this machine by a loopback name, or to the address the server is bound to.
@@ -83,10 +83,10 @@ def _serve(args: argparse.Namespace) -> int:
         if isinstance(exc, SkillbookFormatError):
             message = format_error_line(exc)
         elif isinstance(exc, SkillbookError):  # SkillbookStorageError: names the database already
-            message = terminal_text(str(exc), one_line=True)
+            message = str(exc)
         else:
             message = f"{shown(args.path)}: {exc.strerror or exc}"
-        raise CommandError(" ".join(message.split())) from None
+        raise CommandError(message) from None
     base = f"http://{args.host}:{args.port}"
     print(terminal_text(f"serving {shown(args.path)} on {base}, the UI at {base}/ui"
                         f"{' (edits allowed)' if args.allow_edits else ''} (Ctrl+C to stop)"), file=sys.stderr)

@@ -92,7 +92,7 @@ def _register_agent_skills(commands: Any) -> None:
 def _require(skillbook: Skillbook, skill_id: str, path: Path | str) -> Skill:
     skill = skillbook.get_skill(skill_id)
     if skill is None:
-        raise CommandError(terminal_text(f"{shown(path)}: no skill with id {quote(skill_id)}", one_line=True))
+        raise CommandError(f"{shown(path)}: no skill with id {quote(skill_id)}")
     return skill
 
 
@@ -131,7 +131,7 @@ def _export_md(args: argparse.Namespace) -> int:
         title = args.path.stem if isinstance(args.path, Path) else "skillbook"
         write_text_atomic(args.output, render_markdown(skillbook.skills(include_inactive=True), title=title))
     except OSError as exc:
-        raise CommandError(terminal_text(f"{args.output}: cannot write ({exc.strerror})", one_line=True)) from None
+        raise CommandError(f"{args.output}: cannot write ({exc.strerror})") from None
     print(terminal_text(f"wrote {args.output}"))
     return 0
 
@@ -143,10 +143,10 @@ def _export_skills(args: argparse.Namespace) -> int:
     try:
         report = export_agent_skills(skillbook, args.out_dir)
     except SkillMdError as exc:
-        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+        raise CommandError(str(exc)) from None
     except OSError as exc:
         where = exc.filename or args.out_dir
-        raise CommandError(terminal_text(f"{where}: cannot write ({exc.strerror or exc})", one_line=True)) from None
+        raise CommandError(f"{where}: cannot write ({exc.strerror or exc})") from None
     print(terminal_text(
         f"exported {len(report.written) + len(report.unchanged)} skills to {args.out_dir}: {len(report.written)} "
         f"written, {len(report.unchanged)} unchanged, {len(report.removed)} removed"
@@ -158,7 +158,7 @@ def _import_skills(args: argparse.Namespace) -> int:
     from ace.skillbook.agent_skills import import_agent_skills
 
     if not args.folder.is_dir():
-        raise CommandError(terminal_text(f"{args.folder}: no such folder", one_line=True))
+        raise CommandError(f"{args.folder}: no such folder")
     if isinstance(args.path, Path) and args.path.exists():
         load_skillbook(args.path)  # a malformed file is a one-line error, not an empty skillbook
     try:
@@ -166,9 +166,9 @@ def _import_skills(args: argparse.Namespace) -> int:
             report = import_agent_skills(args.folder, skillbook, section=args.section)
     except OSError as exc:
         where = exc.filename or args.folder
-        raise CommandError(terminal_text(f"{where}: cannot read or write ({exc.strerror or exc})", one_line=True)) from None
+        raise CommandError(f"{where}: cannot read or write ({exc.strerror or exc})") from None
     except SkillbookError as exc:  # a database that cannot be reached, or holds a malformed skillbook
-        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+        raise CommandError(str(exc)) from None
     for path, skill_id in report.added:
         print(terminal_text(f"added {skill_id} from {path}", one_line=True))
     for path, skill_id in report.skipped:
@@ -189,7 +189,7 @@ def _remove(args: argparse.Namespace) -> int:
     with Skillbook.locked(args.path) as skillbook:
         skill = _require(skillbook, args.skill_id, args.path)
         if not skill.active:
-            raise CommandError(terminal_text(f"{shown(args.path)}: {args.skill_id} is already inactive", one_line=True))
+            raise CommandError(f"{shown(args.path)}: {args.skill_id} is already inactive")
         skillbook.remove_skill(args.skill_id, args.reason, insight_source=manual_source("cli", reason=args.reason))
     print(terminal_text(f"removed {args.skill_id} from {shown(args.path)} (inactive; undo with ace skillbook activate)"))
     return 0
@@ -200,7 +200,7 @@ def _activate(args: argparse.Namespace) -> int:
     with Skillbook.locked(args.path) as skillbook:
         skill = _require(skillbook, args.skill_id, args.path)
         if skill.active:
-            raise CommandError(terminal_text(f"{shown(args.path)}: {args.skill_id} is already active", one_line=True))
+            raise CommandError(f"{shown(args.path)}: {args.skill_id} is already active")
         skillbook.activate_skill(args.skill_id, insight_source=manual_source("cli", reason=args.reason))
     print(terminal_text(f"activated {args.skill_id} in {shown(args.path)}"))
     return 0
@@ -219,19 +219,19 @@ def _copy(args: argparse.Namespace) -> int:
             except FileNotFoundError:
                 pass
             except SkillbookStorageError as exc:
-                raise CommandError(terminal_text(str(exc), one_line=True)) from None
+                raise CommandError(str(exc)) from None
             except SkillbookError:
-                raise CommandError(terminal_text(f"{destination} already holds a skillbook; add --replace", one_line=True)) from None
+                raise CommandError(f"{destination} already holds a skillbook; add --replace") from None
             else:
-                raise CommandError(terminal_text(f"{destination} already holds a skillbook; add --replace", one_line=True))
+                raise CommandError(f"{destination} already holds a skillbook; add --replace")
         elif Path(args.destination).exists():
-            raise CommandError(terminal_text(f"{destination} already exists; add --replace", one_line=True))
+            raise CommandError(f"{destination} already exists; add --replace")
     try:
         skillbook.save_to_file(args.destination)
     except SkillbookError as exc:
-        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+        raise CommandError(str(exc)) from None
     except OSError as exc:
-        raise CommandError(terminal_text(f"{destination}: cannot write ({exc.strerror or exc})", one_line=True)) from None
+        raise CommandError(f"{destination}: cannot write ({exc.strerror or exc})") from None
     print(terminal_text(f"copied {len(skillbook)} skills from {source} to {destination}"))
     return 0
 
