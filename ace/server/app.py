@@ -162,6 +162,7 @@ def create_app(
 
     mount_ui(app, followed, skillbook_path, followed.display, ui or UiOptions())
     _add_skill_routes(app, followed)
+    _add_skill_route(app, followed)
     # Added last, so outermost: a request to another Host is refused before its body is read.
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     return app
@@ -227,6 +228,10 @@ def _add_skill_routes(app: FastAPI, followed: FollowedSkillbook) -> None:
     )
     def match_skills(request: MatchRequest) -> list[dict[str, Any]]:
         return match(request.task, request.limit)
+
+
+def _add_skill_route(app: FastAPI, followed: FollowedSkillbook) -> None:
+    """`GET /memory/skills/{id}`: one active skill."""
 
     @app.get(
         "/memory/skills/{skill_id}",

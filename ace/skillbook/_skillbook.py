@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -11,7 +10,7 @@ from os import PathLike
 from typing import TYPE_CHECKING, Any
 
 from ace import tracing
-from ace.skillbook._checks import required_text, text
+from ace.skillbook._checks import required_text
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError
 from ace.skillbook._journal import MutationJournal
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
@@ -24,7 +23,7 @@ from ace.skillbook._skill import (
     id_number,
     utc_now,
 )
-from ace.skillbook._skillbook_base import SkillbookBase, pair_key, with_embedding
+from ace.skillbook._skillbook_base import SkillbookBase, with_embedding
 from ace.skillbook._view import SkillbookView
 from ace.skillbook.storage import open_store, state_from_json, state_to_json
 from ace.untrusted import quote
@@ -59,28 +58,6 @@ class Skillbook(SkillbookBase):
         return SkillbookView(self)
 
     # -- mutations -----------------------------------------------------------------------------
-
-    def record_keep_decision(self, skill_id_a: str, skill_id_b: str, *, reasoning: str, similarity: float) -> None:
-        """Remember that the two skills are distinct, so deduplication does not propose them again.
-
-        Stored in `similarity_decisions` (the ace-framework 0.13 layout: key "idA,idB"). Raises
-        `SkillNotFoundError` for an unknown id.
-        """
-        with self._lock:
-            self._require(skill_id_a)
-            self._require(skill_id_b)
-            text(reasoning, "reasoning")
-            finite = isinstance(similarity, (int, float)) and not isinstance(similarity, bool) and math.isfinite(similarity)
-            if not finite:
-                raise SkillbookError(f"similarity must be a finite number, got {quote(similarity)}")
-            self._similarity_decisions[pair_key(skill_id_a, skill_id_b)] = {
-                "decision": "KEEP",
-                "reasoning": reasoning,
-                "decided_at": utc_now(),
-                "similarity_at_decision": float(similarity),
-            }
-            # No skill changed, but the saved document did: bump the version like every mutation.
-            self._log.record((), content=False)
 
     def add_skill(
         self,

@@ -6,6 +6,7 @@ provenance-carrying mutations and persistence."""
 from __future__ import annotations
 
 import copy
+import math
 import threading
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
@@ -16,7 +17,7 @@ from ace.skillbook._changelog import ChangeLog
 from ace.skillbook._checks import text
 from ace.skillbook._errors import SkillbookError, SkillNotFoundError
 from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
-from ace.skillbook._skill import EMBEDDING_FIELDS, SECTIONS, EmbeddingKind, Skill, as_embedding, skill_id_order
+from ace.skillbook._skill import EMBEDDING_FIELDS, SECTIONS, EmbeddingKind, Skill, as_embedding, skill_id_order, utc_now
 from ace.skillbook._state import SkillbookChanges, SkillbookState, empty_last_numbers
 from ace.untrusted import quote
 
@@ -134,6 +135,30 @@ class SkillbookBase:
         when none are stored. Each kind has its own: a search embedder and a matcher embedder can
         differ without clearing each other's vectors."""
         return self._match_embedding_model
+
+    # -- similarity decisions ---------------------------------------------------------------
+
+    def record_keep_decision(self, skill_id_a: str, skill_id_b: str, *, reasoning: str, similarity: float) -> None:
+        """Remember that the two skills are distinct, so deduplication does not propose them again.
+
+        Stored in `similarity_decisions` (the ace-framework 0.13 layout: key "idA,idB"). Raises
+        `SkillNotFoundError` for an unknown id.
+        """
+        with self._lock:
+            self._require(skill_id_a)
+            self._require(skill_id_b)
+            text(reasoning, "reasoning")
+            finite = isinstance(similarity, (int, float)) and not isinstance(similarity, bool) and math.isfinite(similarity)
+            if not finite:
+                raise SkillbookError(f"similarity must be a finite number, got {quote(similarity)}")
+            self._similarity_decisions[pair_key(skill_id_a, skill_id_b)] = {
+                "decision": "KEEP",
+                "reasoning": reasoning,
+                "decided_at": utc_now(),
+                "similarity_at_decision": float(similarity),
+            }
+            # No skill changed, but the saved document did: bump the version like every mutation.
+            self._log.record((), content=False)
 
     # -- vectors: a cache beside the skills, not content ---------------------------------------
 

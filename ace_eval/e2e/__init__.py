@@ -21,8 +21,9 @@ if TYPE_CHECKING:
         paired_comparison,
         paired_to_dict,
     )
+    from ace_eval.e2e.phases import PhaseRecord
     from ace_eval.e2e.preflight import E2EInputError
-    from ace_eval.e2e.runner import E2EReport, PhaseRecord, run_e2e, run_e2e_async
+    from ace_eval.e2e.runner import E2EReport, run_e2e, run_e2e_async
     from ace_eval.e2e.verify import verify_run
 
 __all__ = [
@@ -57,7 +58,7 @@ _EXPORTS: dict[str, str] = {
     "paired_to_dict": "ace_eval.e2e.paired",
     "E2EInputError": "ace_eval.e2e.preflight",
     "E2EReport": "ace_eval.e2e.runner",
-    "PhaseRecord": "ace_eval.e2e.runner",
+    "PhaseRecord": "ace_eval.e2e.phases",
     "run_e2e": "ace_eval.e2e.runner",
     "run_e2e_async": "ace_eval.e2e.runner",
     "verify_run": "ace_eval.e2e.verify",

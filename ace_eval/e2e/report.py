@@ -192,10 +192,17 @@ def _markdown(report: E2EReport, full: dict[str, Any]) -> str:
         lines += ["## Verify problems", "", *(f"- {line}" for line in full["verify_problems"]), ""]
     if report.paired is not None:
         lines += ["## Benchmark (paired)", "", "```", format_paired(report.paired), "```", ""]
-    lines += ["## Skills", "", "| skill | issue | active | injected train / bench | pass rate injected / not "
-              "| helpful / harmful / neutral | learned from |",
-              "|---|---|---|---|---|---|---|"]
-    for row in full["skills_attribution"]:
+    lines += _skill_table(full["skills_attribution"])
+    lines += _phase_table(full["phases"])
+    lines += ["", "## Versions", "", *(f"- {name}: {version}" for name, version in full["versions"].items()), ""]
+    return "\n".join(lines)
+
+
+def _skill_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = ["## Skills", "", "| skill | issue | active | injected train / bench | pass rate injected / not "
+             "| helpful / harmful / neutral | learned from |",
+             "|---|---|---|---|---|---|---|"]
+    for row in rows:
         rates = " / ".join("-" if r is None else f"{r:.2f}" for r in
                            (row["benchmark_pass_rate_injected"], row["benchmark_pass_rate_not_injected"]))
         lines.append(
@@ -204,13 +211,16 @@ def _markdown(report: E2EReport, full: dict[str, Any]) -> str:
             f"{row['injected_in_benchmark']} | {rates} | {row['helpful_count']} / {row['harmful_count']} / "
             f"{row['neutral_count']} | {len(row['learned_from'])} trace(s) |"
         )
-    lines += ["", "## Phases", "", "| phase | seconds | role | requests | input tokens | output tokens | cost (USD) |",
-              "|---|---|---|---|---|---|---|"]
-    for phase in full["phases"]:
+    return lines
+
+
+def _phase_table(phases: list[dict[str, Any]]) -> list[str]:
+    lines = ["", "## Phases", "", "| phase | seconds | role | requests | input tokens | output tokens | cost (USD) |",
+             "|---|---|---|---|---|---|---|"]
+    for phase in phases:
         for role, usage in phase["usage"].items() or [("-", None)]:
             cells = ("-",) * 4 if usage is None else (
                 usage["requests"], usage["input_tokens"], usage["output_tokens"],
                 "unknown" if usage["cost_usd"] is None else f"{usage['cost_usd']:.4f}")
             lines.append(f"| {phase['name']} | {phase['seconds']} | {role} | " + " | ".join(map(str, cells)) + " |")
-    lines += ["", "## Versions", "", *(f"- {name}: {version}" for name, version in full["versions"].items()), ""]
-    return "\n".join(lines)
+    return lines

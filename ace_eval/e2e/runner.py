@@ -17,16 +17,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic_ai.models import Model
 
 from ace.agentic import AgenticConfig
-from ace.models import ModelResolutionError, UsageMeter, UsageTotals, metered, resolve_model
+from ace.models import ModelResolutionError, UsageMeter, metered, resolve_model
 from ace.pipeline import SampleResult
 from ace.retrieval import SkillMatcher, skill_index
 from ace.roles import RecursiveReflector, Reflector, SkillManager
@@ -35,8 +33,9 @@ from ace.skillbook import Skillbook
 from ace.steps import ACEStepContext
 from ace_eval import scripted
 from ace_eval.e2e.config import OFFLINE_MODELS, ROLES, E2EConfig, Role
-from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of, unusable_outcome
+from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, learning_summary, outcome_of, unusable_outcome
 from ace_eval.e2e.paired import PairedComparison, TrialOutcome, paired_comparison
+from ace_eval.e2e.phases import PhaseRecord, phase
 from ace_eval.e2e.preflight import E2EInputError, check_config, load_traces
 from ace_eval.tau2 import Task, load_tasks
 from ace_eval.tau2.ace_task import ResultsLog, Tau2Agent, Tau2Environment, tau2_samples
@@ -49,18 +48,6 @@ _SCRIPTED_FACTORIES: dict[Role, Callable[[], Model]] = {
     "user": scripted.scripted_user,
     "skill_manager": scripted.scripted_skill_manager,
 }
-
-
-@dataclasses.dataclass(frozen=True)
-class PhaseRecord:
-    """Wall time and model usage of one phase of the run."""
-
-    name: str
-    """`learning` or `benchmark: baseline` / `benchmark: with skills`."""
-    seconds: float
-    """Wall-clock duration."""
-    usage: dict[str, UsageTotals]
-    """Per role that made requests in the phase: requests, tokens, cost."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,13 +137,13 @@ async def run_e2e_async(
     phases: list[PhaseRecord] = []
 
     skillbook = Skillbook()
-    with _phase("learning", meters, phases):
+    with phase("learning", meters, phases):
         reflector = _reflector(config, models["reflector"], skillbook)
         skill_manager = _skill_manager(config, models["skill_manager"])
         results = await _learn(config, models, skillbook, (reflector, skill_manager), (traces, unusable), train_tasks, log)
     skillbook_path = _save_with_vectors(skillbook, out / "skillbook.json")
     learning = unusable + tuple(outcome_of(result) for result in results)
-    log(_learning_summary(skillbook, learning, unusable))
+    log(learning_summary(len(skillbook.skills()), learning, unusable))
 
     paired = None
     outcomes: dict[str, tuple[TrialOutcome, ...]] = {}
@@ -164,7 +151,7 @@ async def run_e2e_async(
         samples = tau2_samples(test_tasks, trials=config.num_trials)
         for arm, book in (("baseline", Skillbook()), ("with_skills", Skillbook.load_from_file(skillbook_path))):
             log(f"benchmark: {config.test_split} split, {arm.replace('_', ' ')} ({len(samples)} simulations)")
-            with _phase(f"benchmark: {arm.replace('_', ' ')}", meters, phases):
+            with phase(f"benchmark: {arm.replace('_', ' ')}", meters, phases):
                 arm_results = await _benchmark(config, models, book, arm, samples, test_tasks)
             outcomes[arm] = tuple(_trial_outcome(sample.metadata, result) for sample, result in zip(samples, arm_results))
         paired = paired_comparison(outcomes["baseline"], outcomes["with_skills"])
@@ -218,12 +205,7 @@ async def _learn(
         skipped = f" ({len(unusable)} unusable input(s) recorded as failures)" if unusable else ""
         log(f"learning offline from {len(traces)} recorded simulations{skipped}, {epochs} epoch(s) "
             f"({config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})")
-        analyser = TraceAnalyser.from_roles(
-            reflector=reflector, skill_manager=skill_manager, skillbook=skillbook, reflect_workers=config.max_workers
-        )
-        return await analyser.run_async(
-            traces, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch
-        )
+        return await _learn_offline(config, skillbook, learners, traces, train_log, end_epoch)
     samples = tau2_samples(train_tasks, trials=config.num_trials)
     log(f"learning online: {config.train_split} split, {len(samples)} simulations x {epochs} epoch(s), "
         f"skills {config.skill_injection} (agent {config.agent_model}, user {config.user_model}, "
@@ -241,6 +223,24 @@ async def _learn(
     )
     return await ace.run_async(
         samples, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch
+    )
+
+
+async def _learn_offline(
+    config: E2EConfig,
+    skillbook: Skillbook,
+    learners: tuple[Reflector | RecursiveReflector, SkillManager],
+    traces: list[dict[str, Any]],
+    train_log: TrainLog,
+    end_epoch: Callable[[int, list[SampleResult]], None],
+) -> list[SampleResult]:
+    """Learning from recorded simulations: the `TraceAnalyser` over `traces`."""
+    reflector, skill_manager = learners
+    analyser = TraceAnalyser.from_roles(
+        reflector=reflector, skill_manager=skill_manager, skillbook=skillbook, reflect_workers=config.max_workers
+    )
+    return await analyser.run_async(
+        traces, epochs=config.epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch
     )
 
 
@@ -349,28 +349,6 @@ def _save_with_vectors(skillbook: Skillbook, path: Path) -> Path:
     SkillMatcher(skillbook).refresh()
     skillbook.save_to_file(path)
     return path
-
-
-def _learning_summary(skillbook: Skillbook, learning: tuple[SampleOutcome, ...],
-                      unusable: tuple[SampleOutcome, ...]) -> str:
-    learned = sum(o.status == "learned" for o in learning)
-    failed = sum(o.status == "failed" for o in learning)
-    unusable_inputs = f" (of which {len(unusable)} unusable --traces inputs)" if unusable else ""
-    return (f"learning done: {len(skillbook.skills())} active skills; {learned} of {len(learning)} traces learned "
-            f"from, {len(learning) - learned - failed} taught nothing, {failed} failed{unusable_inputs}")
-
-
-@contextmanager
-def _phase(name: str, meters: dict[Role, UsageMeter], phases: list[PhaseRecord]) -> Iterator[None]:
-    """Record the wall time and per-role usage of the enclosed phase into `phases`."""
-    started = time.perf_counter()
-    before = {role: meter.snapshot() for role, meter in meters.items()}
-    try:
-        yield
-    finally:
-        usage = {role: meter.snapshot() - before[role] for role, meter in meters.items()}
-        active = {str(role): totals for role, totals in usage.items() if totals.requests or totals.failed_requests}
-        phases.append(PhaseRecord(name, time.perf_counter() - started, active))
 
 
 def _is_unusable_input(outcome: SampleOutcome) -> bool:

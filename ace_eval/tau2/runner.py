@@ -82,10 +82,7 @@ async def run_tasks(
     Raises `ValueError` for `trials`, `workers`, `max_steps` or `max_errors` below 1 (before any
     simulation starts, so a bad setting is not reported as one failure per simulation).
     """
-    limits = {"trials": trials, "workers": workers, "max_steps": max_steps, "max_errors": max_errors}
-    too_small = {name: value for name, value in limits.items() if value < 1}
-    if too_small:
-        raise UsageError(f"{', '.join(f'{name}={value}' for name, value in too_small.items())}: must be at least 1")
+    _refuse_below_one(trials=trials, workers=workers, max_steps=max_steps, max_errors=max_errors)
     agent = resolve_model(agent_model)
     user = resolve_model(user_model)
     agent_settings = LLMAgent.DEFAULT_SETTINGS.overridden(temperature=agent_temperature)
@@ -110,6 +107,12 @@ async def run_tasks(
     if output_path is not None:
         write_results(run.results, output_path)
     return run
+
+
+def _refuse_below_one(**limits: int) -> None:
+    too_small = {name: value for name, value in limits.items() if value < 1}
+    if too_small:
+        raise UsageError(f"{', '.join(f'{name}={value}' for name, value in too_small.items())}: must be at least 1")
 
 
 @dataclass

@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ace.skillbook._skill import COUNTERS, EMBEDDING_FIELDS, SECTIONS, EmbeddingKind
+from ace.skillbook._skill import COUNTERS, EMBEDDING_FIELDS, SECTIONS, EmbeddingKind, Skill
 from ace.skillbook._state import SkillbookChanges, SkillbookState
 from ace.skillbook.storage._pg_connection import PgLocation
 from ace.skillbook.storage._pg_rows import decoded_json, last_number, model_name, skill_from_row
@@ -90,6 +90,23 @@ def fetch_changes(conn: psycopg.Connection, location: PgLocation, since: int, *,
               for (kind, column), value in zip(VECTOR_COLUMNS.items(), names)}
     if version == since:
         return StoredChanges(version, SkillbookChanges(last_numbers=last_numbers, embedding_models=models))
+    skills = _skills_changed(conn, location, since)
+    purged = [] if since < 0 else [r[0] for r in conn.execute(
+        "SELECT skill_id FROM ace_purged_skills WHERE skillbook = %s AND purged_version > %s", (name, since)
+    )]
+    decisions = [(pair, decoded_json(record, f"{where}: similarity decision {quote(pair)}")) for pair, record in conn.execute(
+        "SELECT pair, record::text FROM ace_similarity_decisions WHERE skillbook = %s AND updated_version > %s "
+        "ORDER BY position",
+        (name, since),
+    ) if record is not None or since >= 0]
+    return StoredChanges(version, SkillbookChanges(skills, purged, decisions, last_numbers, models))
+
+
+def _skills_changed(conn: psycopg.Connection, location: PgLocation, since: int) -> list[Skill]:
+    """The skills stamped after version `since`, each with its occurrences, checked like a file's."""
+    from psycopg import sql
+
+    name = location.name
     occurrences: dict[str, list[Any]] = {}
     for skill_id, record in conn.execute(
         "SELECT o.skill_id, o.record::text FROM ace_occurrences o JOIN ace_skills s "
@@ -102,22 +119,13 @@ def fetch_changes(conn: psycopg.Connection, location: PgLocation, since: int, *,
         sql.SQL("{}::text").format(sql.Identifier(column)) if column == "content" else sql.Identifier(column)
         for column in SKILL_COLUMNS
     )
-    skills = [
-        skill_from_row(row, occurrences.get(row[0], []), where)
+    return [
+        skill_from_row(row, occurrences.get(row[0], []), location.display)
         for row in conn.execute(
             sql.SQL("SELECT {} FROM ace_skills WHERE skillbook = %s AND updated_version > %s").format(skill_select),
             (name, since),
         )
     ]
-    purged = [] if since < 0 else [r[0] for r in conn.execute(
-        "SELECT skill_id FROM ace_purged_skills WHERE skillbook = %s AND purged_version > %s", (name, since)
-    )]
-    decisions = [(pair, decoded_json(record, f"{where}: similarity decision {quote(pair)}")) for pair, record in conn.execute(
-        "SELECT pair, record::text FROM ace_similarity_decisions WHERE skillbook = %s AND updated_version > %s "
-        "ORDER BY position",
-        (name, since),
-    ) if record is not None or since >= 0]
-    return StoredChanges(version, SkillbookChanges(skills, purged, decisions, last_numbers, models))
 
 
 def _identifiers(names: tuple[str, ...]) -> sql.Composed:

@@ -34,27 +34,7 @@ def write_rows(conn: psycopg.Connection, location: PgLocation, version: int, row
         if rows.purged:
             cur.execute("DELETE FROM ace_skills WHERE skillbook = %s AND id = ANY(%s)", (name, list(rows.purged)))
             cur.executemany(_TOMBSTONE, [(name, skill_id, version) for skill_id in rows.purged])
-        if rows.upserted:
-            cur.execute("DELETE FROM ace_purged_skills WHERE skillbook = %s AND skill_id = ANY(%s)",
-                        (name, [skill.id for skill in rows.upserted]))
-            columns = (*SKILL_COLUMNS, "skillbook", "updated_version")
-            updated = [column for column in columns if column not in ("id", "skillbook")]
-            cur.executemany(
-                sql.SQL("INSERT INTO ace_skills ({}) VALUES ({}) ON CONFLICT (skillbook, id) DO UPDATE SET {}").format(
-                    sql.SQL(", ").join(map(sql.Identifier, columns)),
-                    sql.SQL(", ").join(sql.Placeholder() * len(columns)),
-                    sql.SQL(", ").join(sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(column)) for column in updated),
-                ),
-                [(*_skill_row(skill), name, version) for skill in rows.upserted],
-            )
-        if rows.rewritten:
-            cur.execute("DELETE FROM ace_occurrences WHERE skillbook = %s AND skill_id = ANY(%s)",
-                        (name, list(rows.rewritten)))
-        if rows.occurrences:
-            cur.executemany(
-                "INSERT INTO ace_occurrences (skillbook, skill_id, position, record) VALUES (%s, %s, %s, %s)",
-                [(name, skill_id, position, Json(record.to_dict())) for skill_id, position, record in rows.occurrences],
-            )
+        _write_skills(cur, name, version, rows)
         if rows.decided:
             cur.executemany(
                 "INSERT INTO ace_similarity_decisions AS d (skillbook, pair, record, updated_version) "
@@ -80,6 +60,34 @@ def write_rows(conn: psycopg.Connection, location: PgLocation, version: int, row
             (*(value for _, value in settings), name),
         )
         cur.execute("SELECT pg_notify(%s, %s)", (NOTIFY_CHANNEL, f"{name}:{version}"))
+
+
+def _write_skills(cur: psycopg.Cursor[Any], name: str, version: int, rows: RowChanges) -> None:
+    """The skill and occurrence rows of `rows`."""
+    from psycopg import sql
+    from psycopg.types.json import Json
+
+    if rows.upserted:
+        cur.execute("DELETE FROM ace_purged_skills WHERE skillbook = %s AND skill_id = ANY(%s)",
+                    (name, [skill.id for skill in rows.upserted]))
+        columns = (*SKILL_COLUMNS, "skillbook", "updated_version")
+        updated = [column for column in columns if column not in ("id", "skillbook")]
+        cur.executemany(
+            sql.SQL("INSERT INTO ace_skills ({}) VALUES ({}) ON CONFLICT (skillbook, id) DO UPDATE SET {}").format(
+                sql.SQL(", ").join(map(sql.Identifier, columns)),
+                sql.SQL(", ").join(sql.Placeholder() * len(columns)),
+                sql.SQL(", ").join(sql.SQL("{0} = EXCLUDED.{0}").format(sql.Identifier(column)) for column in updated),
+            ),
+            [(*_skill_row(skill), name, version) for skill in rows.upserted],
+        )
+    if rows.rewritten:
+        cur.execute("DELETE FROM ace_occurrences WHERE skillbook = %s AND skill_id = ANY(%s)",
+                    (name, list(rows.rewritten)))
+    if rows.occurrences:
+        cur.executemany(
+            "INSERT INTO ace_occurrences (skillbook, skill_id, position, record) VALUES (%s, %s, %s, %s)",
+            [(name, skill_id, position, Json(record.to_dict())) for skill_id, position, record in rows.occurrences],
+        )
 
 
 def _skill_row(skill: Skill) -> tuple[Any, ...]:
