@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -212,9 +212,9 @@ def _ours(front: Mapping[str, Any], metadata: Mapping[str, str], insight: str | 
         issue = front["description"].strip().removesuffix(_when_sentence(keywords)).strip()
     if section == "harness" and insight == HARNESS_PLACEHOLDER:
         insight = None
+    checked_section = cast(Section, section)  # checked against VALID_SECTIONS above
     return ParsedSkillMd(
-        name=front["name"], issue=issue, keywords=keywords, insight=insight,
-        section=section, skill_id=skill_id,  # type: ignore[arg-type]  # checked against VALID_SECTIONS above
+        name=front["name"], issue=issue, keywords=keywords, insight=insight, section=checked_section, skill_id=skill_id,
     )
 
 

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from os import PathLike
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ace import tracing
 from ace.skillbook._checks import required_text
@@ -19,6 +19,7 @@ from ace.skillbook._skill import (
     EMBEDDING_FIELDS,
     TAG_OUTCOMES,
     VALID_SECTIONS,
+    Section,
     Skill,
     id_number,
     utc_now,
@@ -315,8 +316,10 @@ class Skillbook(SkillbookBase):
                 f"{self._last_numbers[section]}); ids are never reused, so this ADD cannot be replayed here"
             )
         now = utc_now()
+        # Skill validates both (keywords are normalised from any iterable of strings into a tuple).
+        checked_section, raw_keywords = cast(Section, section), cast(tuple[str, ...], keywords)
         skill = Skill(
-            id=skill_id, section=section, keywords=keywords, issue=issue, insight=insight,  # type: ignore[arg-type]
+            id=skill_id, section=checked_section, keywords=raw_keywords, issue=issue, insight=insight,
             occurrences=(_stamped(source, "ADD"),), created_at=now, updated_at=now,
         )
         self._last_numbers[section] = max(self._last_numbers[section], id_number(skill_id))
@@ -331,7 +334,7 @@ class Skillbook(SkillbookBase):
                 op.skill_id, issue=op.issue, keywords=op.keywords, insight=op.insight, insight_source=op.insight_source
             )
         if op.type == "TAG":
-            return self.tag_skill(op.skill_id, op.delta, insight_source=op.insight_source)  # type: ignore[arg-type]
+            return self.tag_skill(op.skill_id, cast(int, op.delta), insight_source=op.insight_source)
         return self.remove_skill(op.skill_id, op.reason or "", insight_source=op.insight_source)
 
 
