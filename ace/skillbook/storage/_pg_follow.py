@@ -111,6 +111,8 @@ class PgFollower:
                     pass
                 self._catch_up(self._conn)
             except Exception as error:
+                if self._stop.is_set():
+                    return  # close() pulled the connection from under a wait: an end, not a failure
                 self._failed(storage_error(self.location, error) if isinstance(error, psycopg.Error) else error)
 
     def _failed(self, error: Exception) -> None:
