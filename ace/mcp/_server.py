@@ -15,8 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,7 +30,7 @@ from ace.retrieval import retrieve_top_k
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
-from ace.serving import MAX_TASK_CHARS, FollowedSkillbook, ServedSkillbook, follow, match_json
+from ace.serving import MAX_TASK_CHARS, FollowedSkillbook, ServedSkillbook, closing_lifespan, follow, match_json
 from ace.skillbook import Section, Skill, Skillbook, SkillbookError
 from ace.skillbook.storage import FileStore, open_store
 from ace.untrusted import UntrustedInputError, check_text, quote
@@ -102,7 +101,7 @@ def create_server(
     queue = Path(traces) if traces is not None else trace_queue_path(skillbook_path)
     tools = _Tools(followed, embedder, queue, trace_quota if trace_quota is not None else TraceQuota())
     server = _SkillbookServer("ace-skillbook", instructions=_INSTRUCTIONS, log_level=log_level.upper(),  # type: ignore[arg-type]
-                              lifespan=_closing(followed))
+                              lifespan=closing_lifespan(followed))
     # FastMCP takes no version; without one, serverInfo would report the SDK's own version.
     server._mcp_server.version = __version__
     server.add_tool(tools.match_skills, structured_output=False)
@@ -114,19 +113,6 @@ def create_server(
     server.resource(SKILL_URI, name="skill", mime_type="application/json",
                     description="One active skill with insight, counters and occurrences.")(tools.skill_resource)
     return server
-
-
-def _closing(followed: FollowedSkillbook) -> Callable[[FastMCP], AbstractAsyncContextManager[None]]:
-    """The server's lifespan: when it stops, stop following the skillbook."""
-
-    @asynccontextmanager
-    async def lifespan(server: FastMCP) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            followed.close()
-
-    return lifespan
 
 
 class _Tools:

@@ -14,8 +14,7 @@ database followed through LISTEN/NOTIFY; no restart needed. The follower is clos
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request, Response
@@ -27,7 +26,7 @@ from ace import __version__
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
-from ace.serving import FollowedSkillbook, follow, match_json
+from ace.serving import FollowedSkillbook, closing_lifespan, follow, match_json
 from ace.untrusted import quote
 
 from ._inputs import (
@@ -144,7 +143,7 @@ def create_app(
         title="ace skills API",
         version=__version__,
         description="The active skills of a skillbook, and the few that apply to a task.",
-        lifespan=_closing(followed),
+        lifespan=closing_lifespan(followed),
     )
     app.state.followed = followed
     app.add_exception_handler(RequestValidationError, short_validation_errors)
@@ -166,20 +165,6 @@ def create_app(
     # Added last, so outermost: a request to another Host is refused before its body is read.
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
     return app
-
-
-def _closing(followed: FollowedSkillbook) -> Callable[[FastAPI], AbstractAsyncContextManager[None]]:
-    """The app's lifespan: on shutdown, stop following the skillbook (a database follower's thread
-    and connection)."""
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        try:
-            yield
-        finally:
-            followed.close()
-
-    return lifespan
 
 
 def _add_skill_routes(app: FastAPI, followed: FollowedSkillbook) -> None:

@@ -13,15 +13,18 @@ from typing import TYPE_CHECKING
 from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from ace.serving._followed import FollowedSkillbook, ServedSkillbook, catalog_json, follow
+    from ace.serving._followed import FollowedSkillbook, ServedSkillbook, catalog_json, closing_lifespan, follow
     from ace.serving._matches import MAX_TASK_CHARS, match_json
 
-__all__ = ["MAX_TASK_CHARS", "FollowedSkillbook", "ServedSkillbook", "catalog_json", "follow", "match_json"]
+__all__ = [
+    "MAX_TASK_CHARS", "FollowedSkillbook", "ServedSkillbook", "catalog_json", "closing_lifespan", "follow", "match_json",
+]
 
 _EXPORTS: dict[str, str] = {
     "FollowedSkillbook": "ace.serving._followed",
     "ServedSkillbook": "ace.serving._followed",
     "catalog_json": "ace.serving._followed",
+    "closing_lifespan": "ace.serving._followed",
     "follow": "ace.serving._followed",
     "MAX_TASK_CHARS": "ace.serving._matches",
     "match_json": "ace.serving._matches",

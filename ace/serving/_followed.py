@@ -8,7 +8,8 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -19,7 +20,7 @@ from ace.skillbook import Skillbook
 from ace.skillbook.storage import SkillbookFollower, open_store
 from ace.untrusted import short_line
 
-__all__ = ["FollowedSkillbook", "ServedSkillbook", "catalog_json", "follow"]
+__all__ = ["FollowedSkillbook", "ServedSkillbook", "catalog_json", "closing_lifespan", "follow"]
 
 logger = logging.getLogger("ace.server")
 
@@ -58,6 +59,20 @@ class FollowedSkillbook(Protocol):
     def close(self) -> None:
         """Stop following (a database follower's thread and connection); call it on shutdown."""
         ...
+
+
+def closing_lifespan(followed: FollowedSkillbook) -> Callable[[object], AbstractAsyncContextManager[None]]:
+    """A lifespan for the server serving `followed` (FastAPI's and FastMCP's take one): when the
+    server stops, it stops following the skillbook (a database follower's thread and connection)."""
+
+    @asynccontextmanager
+    async def lifespan(server: object) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            followed.close()
+
+    return lifespan
 
 
 def catalog_json(skillbook: Skillbook) -> bytes:
