@@ -14,19 +14,30 @@ from typing import TYPE_CHECKING
 from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from ace.errors import AceError
-    from ace.skillbook import Skillbook, Skill, InsightSource, TraceRef, UpdateOperation, UpdateBatch
-    from ace.roles import Agent, Reflector, RecursiveReflector, SkillManager, AgentOutput, ReflectorOutput, SkillManagerOutput, InjectedSkills
-    from ace.retrieval import SkillMatcher, retrieve_top_k
     from ace.deduplication import DeduplicationConfig, DeduplicationManager
-    from ace.steps import ACEStepContext, Sample
+    from ace.errors import AceError, UsageError
+    from ace.retrieval import SkillMatcher, retrieve_top_k
+    from ace.roles import (
+        Agent,
+        AgentOutput,
+        InjectedSkills,
+        RecursiveReflector,
+        Reflector,
+        ReflectorOutput,
+        SkillManager,
+        SkillManagerOutput,
+    )
     from ace.runners import ACE, TraceAnalyser
+    from ace.skillbook import InsightSource, Skill, Skillbook, TraceRef, UpdateBatch, UpdateOperation
+    from ace.steps import ACEStepContext
+    from ace.traces import Sample
 
 __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
     "AceError",
+    "UsageError",
     "Skillbook",
     "Skill",
     "InsightSource",
@@ -53,6 +64,7 @@ __all__ = [
 
 _EXPORTS: dict[str, str] = {
     "AceError": "ace.errors",
+    "UsageError": "ace.errors",
     "Skillbook": "ace.skillbook",
     "Skill": "ace.skillbook",
     "InsightSource": "ace.skillbook",
@@ -72,7 +84,7 @@ _EXPORTS: dict[str, str] = {
     "DeduplicationConfig": "ace.deduplication",
     "DeduplicationManager": "ace.deduplication",
     "ACEStepContext": "ace.steps",
-    "Sample": "ace.steps",
+    "Sample": "ace.traces",
     "ACE": "ace.runners",
     "TraceAnalyser": "ace.runners",
 }

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from opentelemetry import trace
@@ -62,7 +63,7 @@ SKILL_IDS = "ace.skill_ids"
 MemoryOperation = Literal["create_memory", "update_memory", "delete_memory", "search_memory"]
 
 _content_captured = False
-_INHERITED: ContextVar[Mapping[str, Any]] = ContextVar("ace_span_attributes", default={})
+_INHERITED: ContextVar[Mapping[str, Any]] = ContextVar("ace_span_attributes", default=MappingProxyType({}))
 _OTEL_TRACER = trace.get_tracer("ace")
 
 

@@ -20,6 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ace.cli import add_request_flags
+from ace.errors import UsageError
+from ace_eval.scripted import SCRIPTED
 
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
@@ -36,9 +38,6 @@ __all__ = [
     "resolve_role_model",
     "role_settings_from_args",
 ]
-
-SCRIPTED = "scripted"
-"""The model name that selects a command's offline scripted models (rule-based, not LLMs)."""
 
 OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
 """Model names that are not language models: the scripted models and pydantic-ai's TestModel."""
@@ -64,7 +63,7 @@ def add_role_model_flags(parser: argparse.ArgumentParser, roles: Sequence[str], 
 def role_settings_from_args(args: argparse.Namespace, roles: Sequence[str]) -> dict[str, RequestSettings]:
     """The per-role `--<role>-max-output-tokens` / `--<role>-temperature` values given, by role
     name (`skill_manager` for the `skill-manager` flags); roles with neither are left out. Raises
-    ValueError for a value out of range."""
+    UsageError for a value out of range."""
     from ace.models import RequestSettings
 
     settings: dict[str, RequestSettings] = {}
@@ -77,7 +76,7 @@ def role_settings_from_args(args: argparse.Namespace, roles: Sequence[str]) -> d
 
 
 def check_role_models(models: Mapping[str, str], *, api_base: str | None, api_key: str | None) -> None:
-    """Raise ValueError when these role -> model-string choices mix offline and real models (a
+    """Raise UsageError when these role -> model-string choices mix offline and real models (a
     scripted role's hand-written output next to a real model would look like learning), or - unless
     `api_base` or `api_key` is given (a local server, or a key) - when a real model's provider
     credential is not set, naming the variable and the role. Loads no model client."""
@@ -86,7 +85,7 @@ def check_role_models(models: Mapping[str, str], *, api_base: str | None, api_ke
     offline = [role for role, model in models.items() if model in OFFLINE_MODELS]
     real = [role for role in models if role not in offline]
     if offline and real:
-        raise ValueError(
+        raise UsageError(
             f"the roles that run mix offline and real models: {_named(models, offline)} offline, "
             f"{_named(models, real)} real; give every running role a real model (or none), so that "
             "scripted advice is never reported as learning"
@@ -96,14 +95,14 @@ def check_role_models(models: Mapping[str, str], *, api_base: str | None, api_ke
     try:
         check_credentials({role.replace("_", " "): models[role] for role in real})
     except ModelConfigurationError as exc:
-        raise ValueError(str(exc)) from None
+        raise UsageError(str(exc)) from None
 
 
 def layered_settings(
     default: RequestSettings, *, everyone: RequestSettings, own: RequestSettings | None = None
 ) -> RequestSettings:
     """`default` overridden by the set fields of `everyone` (the run-wide flags), then by those of
-    `own` (the role's flags). Raises ValueError for a value out of range."""
+    `own` (the role's flags). Raises UsageError for a value out of range."""
     settings = default.overridden(
         max_output_tokens=everyone.max_output_tokens, temperature=everyone.temperature,
         timeout_seconds=everyone.timeout_seconds,
@@ -133,20 +132,20 @@ def resolve_role_model(
     name: str, role: str, meter: UsageMeter, *, server: ModelServer, scripted: Callable[[], Model] | None = None
 ) -> Model:
     """The metered model `name` for `role`: `scripted()` when `name` is `scripted`, else
-    `ace.models.resolve_model` with the server's settings. Raises ValueError naming the role's
+    `ace.models.resolve_model` with the server's settings. Raises UsageError naming the role's
     flag for a model string that cannot be resolved, or for `scripted` without a factory."""
     from ace.models import ModelResolutionError, metered, resolve_model
 
     flag = f"--{role.replace('_', '-')}-model"
     if name == SCRIPTED:
         if scripted is None:
-            raise ValueError(f"{flag} scripted: this role has no scripted model here; give a real model")
+            raise UsageError(f"{flag} scripted: this role has no scripted model here; give a real model")
         return metered(scripted(), meter)
     try:
         model = resolve_model(name, api_base=server.api_base, api_key=server.api_key,
                               cache_prompts=server.cache_prompts, cache_ttl=server.cache_ttl)
     except ModelResolutionError as exc:
-        raise ValueError(f"{flag}: {exc}") from exc
+        raise UsageError(f"{flag}: {exc}") from exc
     return metered(model, meter)
 
 

@@ -14,6 +14,8 @@ from math import comb
 
 import numpy as np
 
+from ace.errors import UsageError
+
 __all__ = ["bootstrap_ci", "mcnemar_exact_p"]
 
 
@@ -24,10 +26,10 @@ def bootstrap_ci(
 
     The resampled indices depend only on `seed`, `n_bootstrap` and the number of units, so two
     calls over the same units in the same order resample the same units: the interval of a paired
-    difference is this function over the per-unit differences. Raises ValueError for no unit.
+    difference is this function over the per-unit differences. Raises UsageError for no unit.
     """
     if len(per_unit) == 0:
-        raise ValueError("bootstrap_ci needs at least one value")
+        raise UsageError("bootstrap_ci needs at least one value")
     resamples = np.random.default_rng(seed).integers(0, len(per_unit), size=(n_bootstrap, len(per_unit)))
     means = np.asarray(per_unit, dtype=float)[resamples].mean(axis=1)
     tail = (1.0 - confidence) / 2 * 100
@@ -38,10 +40,10 @@ def mcnemar_exact_p(only_b: int, only_a: int) -> float:
     """Two-sided exact McNemar p-value for `only_b` pairs right in arm B alone and `only_a` pairs
     right in arm A alone: the binomial probability, under p = 1/2, of a split at least as uneven as
     the one seen, `min(1, 2 * P(X <= min(only_a, only_b)))` with X ~ Binomial(only_a + only_b, 1/2).
-    With no discordant pair the test has nothing to say and the p-value is 1.0. Raises ValueError
+    With no discordant pair the test has nothing to say and the p-value is 1.0. Raises UsageError
     for a negative count."""
     if only_b < 0 or only_a < 0:
-        raise ValueError(f"discordant pair counts must be >= 0, got {only_b} and {only_a}")
+        raise UsageError(f"discordant pair counts must be >= 0, got {only_b} and {only_a}")
     n = only_b + only_a
     if n == 0:
         return 1.0

@@ -1,6 +1,7 @@
 """Benchmark task -> skills matching and the skills HTTP API with the offline default models.
 
-Prints: the machine's load average first (other jobs skew every timing), index build time, `SkillMatcher.match` p50/p95 (task embedding + recall + field-aware rerank of
+Prints: the machine's load average first (other jobs skew every timing), index build time,
+`SkillMatcher.match` p50/p95 (task embedding + recall + field-aware rerank of
 a 20-skill shortlist + floor) at 100 and 5,000 skills, requests per second of `ace serve` on
 loopback (a bounded httpx load loop from several client threads), and the server's resident memory
 with the default models loaded and 5,000 skills indexed.
@@ -24,6 +25,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import numpy as np
@@ -31,10 +33,10 @@ import numpy as np
 os.environ.setdefault("LOGFIRE_IGNORE_NO_CONFIG", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))
-from matching_dev_eval import DEV_SET, load_dev_set  # noqa: E402
+from matching_dev_eval import DEV_SET, load_dev_set
 
-from ace.retrieval import SkillMatcher, default_embedder  # noqa: E402
-from ace.skillbook import Skillbook  # noqa: E402
+from ace.retrieval import SkillMatcher, default_embedder
+from ace.skillbook import Skillbook
 
 TOOLS = ["kubectl", "helm", "terraform", "pytest", "pandas", "Postgres", "Redis", "nginx", "Playwright",
          "the Gmail API", "the calendar API", "pip", "Docker", "GitHub Actions", "Airflow", "Kafka",
@@ -139,7 +141,8 @@ def bench_http(size: int, tasks: list[str], requests: int, clients: int) -> None
                 per_client = requests // clients
                 failures: list[int] = []
 
-                def load(offset: int) -> None:
+                def load(offset: int, per_client: int = per_client, params_of: Any = params_of,
+                         failures: list[int] = failures) -> None:
                     with httpx.Client(base_url=base, timeout=30.0) as client:
                         for i in range(per_client):
                             status = client.get("/memory/skills", params=params_of(offset + i)).status_code

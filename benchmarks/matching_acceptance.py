@@ -26,10 +26,10 @@ import numpy as np
 os.environ.setdefault("LOGFIRE_IGNORE_NO_CONFIG", "1")
 
 sys.path.insert(0, str(Path(__file__).parent))
-from matching_dev_eval import DEV_SET, LIMIT, breakdown, load_dev_set, score  # noqa: E402
+from matching_dev_eval import DEV_SET, LIMIT, breakdown, load_dev_set, score
 
-from ace.retrieval.matching import SkillMatcher  # noqa: E402
-from ace.skillbook import Skillbook  # noqa: E402
+from ace.retrieval.matching import SkillMatcher
+from ace.skillbook import Skillbook
 
 ROOT = Path(__file__).resolve().parents[1]
 HARD_SET = ROOT / "tests" / "data" / "matching" / "matching_hard.json"

@@ -30,16 +30,14 @@ from pydantic_ai.models import Model
 from ace.agentic import AgenticConfig
 from ace.models import UsageMeter, UsageTotals, metered, resolve_model
 from ace.roles import RecursiveReflector, Reflector, ReflectorOutput, SkillManager
-from ace.roles.outputs import SkillManagerOutput
 from ace.skillbook import InsightSource, Skillbook
 from ace.steps import load_trace_file
-from ace_eval.e2e import scripted
+from ace_eval import scripted
 from ace_eval.tau2 import RewardInfo
 from ace_eval.tau2.ace_task import describe_outcome
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from data_files import unpack_recorded  # noqa: E402
-
+from data_files import unpack_recorded
 
 _MIN_MESSAGES = 8
 _ROLES = ("Reflector", "RecursiveReflector", "SkillManager")

@@ -18,7 +18,8 @@ process: the lag of the path alone, with no other write in flight.
 Prints mutations/s (all writers, wall time from the common start to the last commit), the latency
 of one locked mutation, lost updates (expected counters, provenance records and added skills
 against the final skillbook: must be 0, ids unique and contiguous), replica lag p50/p99/max under
-load and when quiet, and how long the replicas took to serve the final state. Exits 1 on a lost update. Needs the `postgres` and `server` extras and
+load and when quiet, and how long the replicas took to serve the final state. Exits 1 on a lost update. Needs
+the `postgres` and `server` extras and
 the PostgreSQL binaries (initdb, pg_ctl); exits 2 saying what is missing.
 """
 
@@ -41,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from postgres.pg_server import TempPostgres, missing_binaries  # noqa: E402
+from postgres.pg_server import TempPostgres, missing_binaries
 
 if TYPE_CHECKING:
     from ace.skillbook import Skillbook

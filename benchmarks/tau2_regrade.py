@@ -18,7 +18,7 @@ from ace_eval.tau2._db_state import db_hash, fresh_db, full_db_hash
 from ace_eval.tau2.data import pristine_db, pristine_raw_db
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from data_files import unpack_recorded  # noqa: E402
+from data_files import unpack_recorded
 
 
 def _best_of(runs: int, action) -> float:

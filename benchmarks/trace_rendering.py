@@ -18,11 +18,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.steps import load_trace_file
+from ace.traces.rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from data_files import unpack_recorded  # noqa: E402
+from data_files import unpack_recorded
 
 
 def report(label: str, sizes: dict[str, int]) -> None:

@@ -21,11 +21,11 @@ from pathlib import Path
 
 os.environ.setdefault("LOGFIRE_IGNORE_NO_CONFIG", "1")
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from ace.retrieval import SkillMatcher, default_embedder, skill_index  # noqa: E402
-from ace.server import create_app  # noqa: E402
-from ace.skillbook import InsightSource, Skillbook, TraceRef  # noqa: E402
+from ace.retrieval import SkillMatcher, default_embedder, skill_index
+from ace.server import create_app
+from ace.skillbook import InsightSource, Skillbook, TraceRef
 
 CACHE = Path(__file__).resolve().parents[1] / "results" / "bench_ui"
 DOMAINS = ["airline", "retail", "telecom", "banking", "insurance", "hotel", "rail", "car_rental"]

@@ -2,7 +2,7 @@
 
     python examples/learn_from_tau2_traces.py RESULTS.json [...] -o SKILLBOOK.json [--model openai/gpt-4.1-mini]
 
-Without --model the roles run on the offline scripted models of `ace_eval.e2e.scripted` (rule-based,
+Without --model the roles run on the offline scripted models of `ace_eval.scripted` (rule-based,
 not LLMs): the loop runs for real, the skills it writes are templates. Exits 2 when an input is
 missing, 1 when no trace could be learned from, 0 otherwise; writes only SKILLBOOK.json (+ its
 embeddings sidecar).
@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ace import RecursiveReflector, Skillbook, SkillManager, TraceAnalyser
-from ace_eval.e2e.scripted import scripted_recursive_reflector, scripted_skill_manager
+from ace_eval.scripted import scripted_recursive_reflector, scripted_skill_manager
 
 
 def main() -> None:

@@ -6,7 +6,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from data_files import unpack, unpack_recorded
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from data_files import DATA_DIR, RECORDED_RUNS, unpack, unpack_recorded
 
 REPO = Path(__file__).resolve().parents[1]

@@ -29,6 +29,18 @@ def test_command_error_becomes_one_line_and_exit_2(capsys: pytest.CaptureFixture
     assert err == "demo: error: skillbook.json: no such file\n"
 
 
+def test_a_command_error_is_made_one_terminal_safe_line_in_one_place(capsys: pytest.CaptureFixture[str]) -> None:
+    parser = argparse.ArgumentParser(prog="demo")
+
+    def fail(_: argparse.Namespace) -> int:
+        raise CommandError("skill 'context-00001' of x.json:\n  issue \x1b]0;pwned\x07 is\tbad \x9b")
+
+    parser.set_defaults(handler=fail)
+    assert run_cli(parser, []) == 2
+    err = capsys.readouterr().err
+    assert err == "demo: error: skill 'context-00001' of x.json:   issue \\x1b]0;pwned\\x07 is bad \\x9b\n"
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [

@@ -36,11 +36,22 @@ def test_importing_the_matcher_does_not_import_the_llm_rerankers() -> None:
 
 
 @pytest.mark.parametrize("cli", ["ace.cli", "ace_eval.cli"])
-def test_listed_help_of_every_command_is_the_help_its_module_registers(cli: str) -> None:
+def test_every_command_is_listed_once_with_the_help_its_command_entry_declares(cli: str) -> None:
     module = __import__(cli, fromlist=["COMMANDS", "make_parser"])
     [subparsers] = [action for action in module.make_parser()._actions if action.dest == "command"]
-    registered = {action.dest: action.help for action in subparsers._choices_actions}
-    assert {command.name: command.help for command in module.COMMANDS} == registered
+    listed = [(action.dest, action.help) for action in subparsers._choices_actions]
+    assert listed == [(command.name, command.help) for command in module.COMMANDS]
+
+
+def test_a_command_without_a_longer_description_describes_itself_with_its_listed_help(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from ace.cli import COMMANDS, main
+
+    with pytest.raises(SystemExit):
+        main(["match", "--help"])
+    [match] = [command for command in COMMANDS if command.name == "match"]
+    assert match.help in " ".join(capsys.readouterr().out.split())
 
 
 def test_ace_help_lists_every_command_without_loading_them(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,6 +6,7 @@ import importlib
 import inspect
 import pkgutil
 import re
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -76,7 +77,7 @@ def test_every_error_class_defined_anywhere_in_ace_or_ace_eval_is_an_ace_error()
         ("ace.models", "ModelResolutionError", ValueError),
         ("ace.roles.skill_source", "UnknownSkillError", ValueError),
         ("ace.roles.skill_manager", "SkillManagerIncompleteError", RuntimeError),
-        ("ace.steps.load_traces", "TraceFileError", ValueError),
+        ("ace.traces", "TraceFileError", ValueError),
         ("ace_eval.e2e.preflight", "E2EInputError", ValueError),
     ],
 )
@@ -118,3 +119,97 @@ def test_the_examples_of_docs_errors_md_run_and_print_what_they_say(capsys: pyte
         "no skill with id 'context-00042'",
         "SkillbookError insight must be a non-empty string, got None",
     ]
+
+
+BARE_VALUE_ERROR_ALLOWED = {
+    "ace/skillbook/storage/_sidecar.py": "the .npz parser; load_embeddings turns each into a SkillbookFormatError",
+    "ace/retrieval/rerankers/litellm_reranker.py": "a malformed provider answer, turned into a RerankError at once",
+    "ace/server/_inputs.py": "pydantic validators, which must raise ValueError (answered 422)",
+    "ace_eval/bench/task_file.py": "the line parser; load_task_file turns each into that line's failure",
+    "ace_eval/spans/_reader.py": "the span parser; the reader turns each into a SpanFileError",
+    "ace_eval/tau2/environment.py": "a tool the agent named does not exist: upstream's error message for the agent",
+}
+"""Modules whose `raise ValueError(...)` never reaches a caller, and why."""
+
+
+def _raises_bare_value_error(path: Path) -> bool:
+    import ast
+
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            if isinstance(node.exc.func, ast.Name) and node.exc.func.id == "ValueError":
+                return True
+    return False
+
+
+def test_a_refused_argument_is_never_a_bare_value_error() -> None:
+    root = Path(__file__).resolve().parents[1]
+    raising = {
+        str(path.relative_to(root))
+        for package in ("ace", "ace_eval")
+        for path in (root / package).rglob("*.py")
+        if _raises_bare_value_error(path)
+    }
+
+    assert raising == set(BARE_VALUE_ERROR_ALLOWED)
+
+
+def _epochs_zero() -> None:
+    from pydantic_ai.models.test import TestModel
+
+    from ace.roles import Agent, Reflector, SkillManager
+    from ace.runners import ACE
+
+    skillbook = Skillbook()
+    ace = ACE.from_roles(agent=Agent(TestModel()), reflector=Reflector(TestModel()),
+                         skill_manager=SkillManager(TestModel()), skillbook=skillbook)
+    ace.run(["a question"], epochs=0)
+
+
+def _workers_zero() -> None:
+    from ace.pipeline import Pipeline, StepContext
+
+    class Unchanged:
+        requires: frozenset[str] = frozenset()
+        provides: frozenset[str] = frozenset()
+
+        def __call__(self, ctx: StepContext) -> StepContext:
+            return ctx
+
+    Pipeline([Unchanged()]).run([StepContext(sample="a sample")], workers=0)
+
+
+def _floor_two() -> None:
+    from ace.retrieval import SkillMatcher
+
+    SkillMatcher(Skillbook(), floor=2)
+
+
+def _delta_two() -> None:
+    skillbook = Skillbook()
+    skillbook.add_skill("context", "An issue.", ["k"], "An insight.")
+    skillbook.tag_skill("context-00001", 2)
+
+
+@pytest.mark.parametrize(
+    ("call", "error"),
+    [(_epochs_zero, "UsageError"), (_workers_zero, "PipelineConfigError"), (_floor_two, "UsageError"),
+     (_delta_two, "SkillbookError")],
+    ids=["epochs", "workers", "floor", "delta"],
+)
+def test_a_refused_argument_is_an_ace_error_and_a_value_error(call: Callable[[], None], error: str, request) -> None:
+    argument = request.node.callspec.id
+    with pytest.raises(AceError, match=argument) as caught:
+        call()
+
+    assert type(caught.value).__name__ == error and isinstance(caught.value, ValueError)
+
+
+def test_every_error_class_is_documented_and_exported_by_a_public_module() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "errors.md").read_text(encoding="utf-8")
+    exported = {name for module in _modules(public_only=True) for name in getattr(module, "__all__", ())}
+    errors = {error.__name__ for error in _defined_errors()}
+
+    assert len(errors) >= 35
+    assert sorted(name for name in errors if not re.search(rf"\b{name}\b", doc)) == []
+    assert sorted(errors - exported) == []

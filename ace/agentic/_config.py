@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic_ai.usage import RunUsage
 
-from ace.errors import AceError
+from ace.errors import AceError, UsageError
 
 __all__ = ["AgenticConfig", "BudgetExhausted"]
 
@@ -54,22 +54,22 @@ class AgenticConfig:
 
     def __post_init__(self) -> None:
         if self.max_requests < 1:
-            raise ValueError(f"max_requests must be >= 1, got {self.max_requests}")
+            raise UsageError(f"max_requests must be >= 1, got {self.max_requests}")
         for name in ("max_tokens", "context_window_tokens"):
             value = getattr(self, name)
             if value is not None and value < 1:
-                raise ValueError(f"{name} must be None or >= 1, got {value}")
+                raise UsageError(f"{name} must be None or >= 1, got {value}")
         budget = self.context_budget_tokens
         if budget != "auto" and budget is not None and (isinstance(budget, str) or budget < 1):
-            raise ValueError(f'context_budget_tokens must be "auto", None or >= 1, got {budget!r}')
+            raise UsageError(f'context_budget_tokens must be "auto", None or >= 1, got {budget!r}')
         if self.keep_recent_messages < 1:
-            raise ValueError(f"keep_recent_messages must be >= 1, got {self.keep_recent_messages}")
+            raise UsageError(f"keep_recent_messages must be >= 1, got {self.keep_recent_messages}")
         if not 0 < self.child_budget_fraction <= 1:
-            raise ValueError(f"child_budget_fraction must be in (0, 1], got {self.child_budget_fraction}")
+            raise UsageError(f"child_budget_fraction must be in (0, 1], got {self.child_budget_fraction}")
         if self.tool_retries < 0:
-            raise ValueError(f"tool_retries must be >= 0, got {self.tool_retries}")
+            raise UsageError(f"tool_retries must be >= 0, got {self.tool_retries}")
         if self.max_depth < 0:
-            raise ValueError(f"max_depth must be >= 0, got {self.max_depth}")
+            raise UsageError(f"max_depth must be >= 0, got {self.max_depth}")
 
 
 class BudgetExhausted(AceError):

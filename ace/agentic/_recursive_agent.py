@@ -108,9 +108,11 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         prepare_output_tools: ToolsPrepareFunc[DepsT] | None = None,
     ) -> None:
         """`prepare_output_tools(ctx, tool_defs)` decides, before each request, which output tools
-        the model is offered (e.g. none until the session has done something). The model is wrapped in `ace.models.recovering` (prose instead of a tool call, a call cut at
+        the model is offered (e.g. none until the session has done something). The model is wrapped in
+        `ace.models.recovering` (prose instead of a tool call, a call cut at
         the output cap: repaired or given one corrective turn; see `recoveries`). `settings` are sent
-        with every request of the session, compaction summaries included (None: the provider's defaults). `instrument` is pydantic-ai's instrumentation for the inner
+        with every request of the session, compaction summaries included (None: the provider's defaults).
+        `instrument` is pydantic-ai's instrumentation for the inner
         agent, named after `span_label` (None: `ace.tracing.instrumentation()`, content only after
         `ace.tracing.capture_content()`; False: no model or tool spans)."""
         self._model = recovering(resolve_model(model))

@@ -157,7 +157,7 @@ def confine(memory_mb: int, cpu_time_s: float, host_pid: int, seccomp_path: str 
     else:
         try:  # before the limits: pyseccomp's library lookup runs ldconfig in a child process
             seccomp = load_seccomp_binding(seccomp_path)
-        except Exception as exc:  # noqa: BLE001 - libseccomp missing raises RuntimeError/OSError
+        except Exception as exc:
             reason = f"the seccomp binding failed to load: {type(exc).__name__}: {exc}"
     set_limits(memory_mb, cpu_time_s)
     drop_root()

@@ -9,7 +9,8 @@
 - How a worker ended is described from what the host can observe, never guessed: its exit status,
   its CPU time and soft CPU-time limit (read from /proc while it is a zombie, before it is reaped)
   and whether the kernel's out-of-memory killer acted while it lived (the `oom_kill` counter of
-  /proc/vmstat, read when it started: 40 us, too slow to read before every call). The kernel raises the soft CPU limit by one second each time it sends SIGXCPU for
+  /proc/vmstat, read when it started: 40 us, too slow to read before every call). The kernel raises the soft
+  CPU limit by one second each time it sends SIGXCPU for
   it, and the worker cannot change its limits, so a soft limit above the one it started with proves
   the limit was reached (CPU-time figures alone would not: /proc's tick-sampled times differ from
   the kernel's limit accounting by several percent). A signal the code sent itself is not blamed
@@ -56,7 +57,7 @@ class _Spawner:
             function, future = self._requests.get()
             try:
                 future.set_result(function())
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+            except BaseException as exc:
                 future.set_exception(exc)
 
 

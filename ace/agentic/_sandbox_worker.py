@@ -90,7 +90,7 @@ class BoundedWriter(io.TextIOBase):
 def restricted_import(allowed: frozenset[str]) -> Callable[..., ModuleType]:
     real_import = builtins.__import__
 
-    def sandbox_import(name: str, globals: Mapping[str, object] | None = None,  # noqa: A002
+    def sandbox_import(name: str, globals: Mapping[str, object] | None = None,
                        locals: Mapping[str, object] | None = None, fromlist: Sequence[str] = (),
                        level: int = 0) -> ModuleType:
         top = name.partition(".")[0]
@@ -127,7 +127,7 @@ def user_traceback(exc: BaseException, limit: int) -> str:
     prefix = "".join((["Traceback (most recent call last):\n"] if frames else []) + traceback.format_list(frames))
     try:
         message = str(exc)
-    except Exception:  # noqa: BLE001 - a hostile __str__
+    except Exception:
         message = "<the exception's message could not be rendered>"
     if len(message) <= limit or isinstance(exc, SyntaxError):
         return (prefix + "".join(traceback.format_exception_only(type(exc), exc))).rstrip()
@@ -153,7 +153,7 @@ def execute(code: str, namespace: dict[str, Any], max_output_chars: int) -> dict
         run_code(code, namespace)
     except MemoryError:
         error, memory_exceeded = "MemoryError: the code exceeded the sandbox memory limit", True
-    except BaseException as exc:  # noqa: BLE001 - model-written code may raise anything, SystemExit included
+    except BaseException as exc:
         error = user_traceback(exc, max_output_chars)
     finally:
         sys.stdout, sys.stderr = saved

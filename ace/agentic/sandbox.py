@@ -50,11 +50,11 @@ from typing import Any
 from ace.agentic._sandbox_channel import Channel, FrameError
 from ace.agentic._sandbox_process import WorkerProcess
 from ace.agentic._sandbox_worker import MARKER_ROOM, cut
-from ace.errors import AceError
+from ace.errors import AceError, UsageError
 
 __all__ = [
-    "DEFAULT_IMPORTS", "DEFAULT_MAX_OUTPUT_CHARS", "ExecutionResult", "Sandbox", "SandboxConfinementWarning",
-    "SandboxError",
+    "DEFAULT_IMPORTS", "DEFAULT_MAX_OUTPUT_CHARS", "ExecutionResult", "FrameError", "Sandbox",
+    "SandboxConfinementWarning", "SandboxError",
 ]
 
 DEFAULT_IMPORTS: frozenset[str] = frozenset({
@@ -129,7 +129,7 @@ class Sandbox:
         it leaves running); at the limit it is killed and the next call starts a fresh one."""
         cpu_time_s = _DEFAULT_CPU_CALLS * timeout_s if cpu_time_s is None else cpu_time_s
         if timeout_s <= 0 or memory_mb < 64 or max_output_chars < 1 or not cpu_time_s > 0 or math.isinf(cpu_time_s):
-            raise ValueError(f"need timeout_s > 0, memory_mb >= 64, max_output_chars >= 1, finite cpu_time_s > 0; "
+            raise UsageError(f"need timeout_s > 0, memory_mb >= 64, max_output_chars >= 1, finite cpu_time_s > 0; "
                              f"got timeout_s={timeout_s}, memory_mb={memory_mb}, max_output_chars={max_output_chars}, "
                              f"cpu_time_s={cpu_time_s}")
         self.timeout_s = timeout_s

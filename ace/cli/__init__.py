@@ -23,7 +23,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("match", "print the skills of a skillbook that apply to a task", "ace.cli.match"),
     Command(
         "serve",
-        "serve the skills HTTP API (/memory/skills) and the skillbook UI (/ui) over a skillbook (file or postgresql:// URL)",
+        "serve the skills HTTP API (/memory/skills) and the skillbook UI (/ui) over a skillbook "
+        "(file or postgresql:// URL)",
         "ace.cli.serve",
     ),
     Command("learn", "learn a skillbook from recorded traces (JSON/JSONL, tau2 Results, OpenTelemetry spans)", "ace.cli.learn"),

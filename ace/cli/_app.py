@@ -1,11 +1,13 @@
 """The command-line frame shared by `ace` and `ace-eval`: argparse with lazily loaded command groups.
 
-A command module exposes `register(subparsers)`, which adds its sub-parsers and sets
-`handler=callable(args) -> int` on each. A CLI lists its commands as `Command(name, help, module)`;
-`build_parser` imports only the module of the command the arguments name, so `--help` and every
+A CLI lists its commands as `Command(name, help, module)`: the one place a command's help is
+written. `build_parser` adds each command's sub-parser with that help and, for the command the
+arguments name, imports its module and calls `register(parser)` (or the function `Command.register`
+names), which adds the arguments and sets `handler=callable(args) -> int`. So `--help` and every
 command start without loading the others (nor the LLM clients they import). Handlers raise
-`CommandError` for bad input; `run_cli` turns it into a one-line message on stderr and exit code 2,
-never a traceback. A usage mistake (unknown flag, bad value) is one line too, with a pointer to
+`CommandError` for bad input; `run_cli` turns it, and an `OSError` (a file the system refused to read
+or write), into a one-line message on stderr and exit code 2, never a traceback. A usage mistake (unknown
+flag, bad value) is one line too, with a pointer to
 `--help`. Every error line goes through `ace.redaction`, with the secrets of the connection strings
 on the command line, so a password given in a `postgresql://` argument is never echoed back.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 import traceback
 from collections.abc import Sequence
@@ -41,9 +44,12 @@ class Command:
     name: str
     """What the user types, e.g. `match`."""
     help: str
-    """The one-line help of the top-level command list; the same text the module registers."""
+    """The one-line help: listed by `PROG --help`, and the description of `PROG NAME --help` unless
+    the command's register function sets a longer one."""
     module: str
-    """The module whose `register(subparsers)` adds the command (it may add others too)."""
+    """The module that defines the command's arguments and handler."""
+    register: str = "register"
+    """The function of `module` that fills the command's parser: `register(parser)`."""
 
 
 def build_parser(
@@ -58,18 +64,11 @@ def build_parser(
     parser = _ArgumentParser(prog=prog, description=description)
     parser.add_argument("--version", action="version", version=f"{prog} {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    if argv is None:
-        wanted = {command.module for command in commands}
-    else:
-        chosen = next((arg for arg in argv if not arg.startswith("-")), None)
-        wanted = {command.module for command in commands if command.name == chosen}
-    loaded: set[str] = set()
+    chosen = None if argv is None else next((arg for arg in argv if not arg.startswith("-")), None)
     for command in commands:
-        if command.module in wanted and command.module not in loaded:
-            importlib.import_module(command.module).register(subparsers)
-            loaded.add(command.module)
-        elif command.name not in subparsers.choices:
-            subparsers.add_parser(command.name, help=command.help)
+        command_parser = subparsers.add_parser(command.name, help=command.help, description=command.help)
+        if argv is None or command.name == chosen:
+            getattr(importlib.import_module(command.module), command.register)(command_parser)
     return parser
 
 
@@ -84,9 +83,23 @@ def _secrets(argv: Sequence[str]) -> tuple[str, ...]:
     return tuple(secret for arg in argv for secret in url_secrets(arg))
 
 
+def _one_line(text: str) -> str:
+    """A `CommandError`'s message as one terminal-safe line: line breaks and tabs become spaces,
+    other control characters (C0, DEL, C1: a skillbook or a file name may hold any) `\\x1b`-style
+    escapes. The one place command errors are made safe to print; raise sites pass plain text."""
+    flat = re.sub(r"[\r\n\t]+", " ", text)
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda match: f"\\x{ord(match.group()):02x}", flat)
+
+
+def _printable(text: str) -> str:
+    """`text` on one line, control characters written as escapes (a file name may hold any)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
 def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     """Parse `argv` and run the chosen handler; returns the process exit code (2 for a usage
-    mistake or a `CommandError`, 1 with a masked traceback for an unexpected exception)."""
+    mistake, a `CommandError` or an `OSError` - one line naming the file -, 1 with a masked
+    traceback for an unexpected exception)."""
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
@@ -96,7 +109,12 @@ def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     try:
         return int(handler(args))
     except CommandError as exc:
-        print(f"{parser.prog}: error: {redact(str(exc), secrets)}", file=sys.stderr)
+        print(f"{parser.prog}: error: {redact(_one_line(str(exc)), secrets)}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # the file system refused (permissions, a planted link, a FIFO): one line too
+        where = f"{exc.filename}: " if exc.filename else ""
+        message = _printable(f"{where}{exc.strerror or exc}")
+        print(f"{parser.prog}: error: {redact(message, secrets)}", file=sys.stderr)
         return 2
     except Exception:
         print(redact(traceback.format_exc(), secrets), file=sys.stderr, end="")

@@ -72,4 +72,4 @@ def _onnx(model: str, args: argparse.Namespace) -> Reranker:
     try:
         return OnnxCrossEncoderReranker(model)
     except (FileNotFoundError, RerankError) as exc:
-        raise CommandError(f"--reranker-model: {' '.join(str(exc).split())}") from None
+        raise CommandError(f"--reranker-model: {exc}") from None

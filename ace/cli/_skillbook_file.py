@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ace.cli._app import CommandError
 from ace.redaction import redact
-from ace.skillbook._store import SkillbookStorageError, is_database_url
+from ace.skillbook.storage import FileStore, open_store
 
 if TYPE_CHECKING:
     from ace.skillbook import Skillbook, SkillbookFormatError
@@ -45,7 +45,7 @@ def json_terminal_text(text: str) -> str:
 def skillbook_location(value: str) -> Path | str:
     """argparse `type` of a skillbook argument: a `postgresql://` URL kept as given (a Path would
     fold its `//`), anything else a Path."""
-    return value if is_database_url(value) else Path(value)
+    return open_store(value).location
 
 
 def shown(location: Path | str) -> str:
@@ -54,26 +54,28 @@ def shown(location: Path | str) -> str:
 
 
 def require_file(path: Path | str) -> None:
-    """Raise `CommandError` when `path` is not an existing file (a database URL is checked when it
-    is opened)."""
-    if is_database_url(path):
+    """Raise `CommandError` when `path` is not an existing regular file (a database URL is checked
+    when it is opened)."""
+    if not isinstance(open_store(path), FileStore):
         return
     if not Path(path).is_file():
-        raise CommandError(terminal_text(f"{path}: no such skillbook file", one_line=True))
+        problem = "not a regular file; give a skillbook JSON file" if Path(path).exists() else "no such skillbook file"
+        raise CommandError(f"{path}: {problem}")
 
 
 def format_error_line(error: SkillbookFormatError) -> str:
-    """The error's message and its notes (e.g. the file and schema version found) on one line."""
-    return terminal_text("; ".join([str(error), *getattr(error, "__notes__", [])]), one_line=True)
+    """The error's message and its notes (e.g. the file and schema version found), joined by "; "."""
+    return "; ".join([str(error), *getattr(error, "__notes__", [])])
 
 
 def load_skillbook(path: Path | str, *, missing_ok: bool = False, vectors: bool = True) -> Skillbook:
     """Load `path`; raises `CommandError` with a one-line reason when it is missing (unless
     `missing_ok`: then an empty skillbook) or invalid, or its database cannot be reached.
     `vectors=False` skips a file's embeddings sidecar (commands that only read the text)."""
-    from ace.skillbook import Skillbook, SkillbookFormatError  # numpy and friends: only once a command runs
+    from ace.skillbook import Skillbook, SkillbookFormatError, SkillbookStorageError  # only once a command runs
 
-    if missing_ok and not is_database_url(path) and not Path(path).exists():
+    is_file = isinstance(open_store(path), FileStore)
+    if missing_ok and is_file and not Path(path).exists():
         return Skillbook()
     require_file(path)
     try:
@@ -81,12 +83,12 @@ def load_skillbook(path: Path | str, *, missing_ok: bool = False, vectors: bool 
     except SkillbookFormatError as exc:
         raise CommandError(format_error_line(exc)) from None
     except SkillbookStorageError as exc:
-        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+        raise CommandError(str(exc)) from None
     except FileNotFoundError as exc:
         if missing_ok:
             return Skillbook()
-        if is_database_url(path):
-            raise CommandError(terminal_text(f"{shown(path)}: {exc.strerror}", one_line=True)) from None
-        raise CommandError(terminal_text(f"{path}: cannot read ({exc.strerror or exc})", one_line=True)) from None
+        if not is_file:
+            raise CommandError(f"{shown(path)}: {exc.strerror}") from None
+        raise CommandError(f"{path}: cannot read ({exc.strerror or exc})") from None
     except OSError as exc:
-        raise CommandError(terminal_text(f"{path}: cannot read ({exc.strerror or exc})", one_line=True)) from None
+        raise CommandError(f"{path}: cannot read ({exc.strerror or exc})") from None

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-HELP = "learn a skillbook from recorded traces (JSON/JSONL, tau2 Results, OpenTelemetry spans)"
 
 _MODEL_HELP = ('model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini; '
                'with --api-base, openai/<served-name>) or "test" (pydantic-ai TestModel, offline: it calls every '
@@ -44,21 +43,17 @@ _KINDS = ("ADD", "UPDATE", "TAG", "REMOVE")
 _REPORTED = {"ADD": "added", "UPDATE": "updated", "TAG": "tagged", "REMOVE": "removed"}
 
 
-def register(subparsers: Any) -> None:
-    """Add the `learn` command to the `ace` parser."""
-    parser = subparsers.add_parser(
-        "learn",
-        help=HELP,
-        description=(
-            "Run the Reflector and the SkillManager over recorded traces (TraceAnalyser) and save what they "
-            "learned into a skillbook. TRACES are files or folders (searched for .json/.jsonl): our JSON/JSONL "
-            "traces, tau2 Results files, or OpenTelemetry GenAI span files (OTLP JSON lines as written by "
-            "FileSpanExporter; one trace per root agent run). The model \"test\" runs offline on pydantic-ai's "
-            "TestModel: a smoke run of the plumbing, not learning - it calls every tool with made-up arguments, "
-            "so its sessions usually stop short and the run exits 1; the scripted models of ace-eval are not "
-            "available here. Exit 0: every trace learned from or nothing to learn; 1: a trace "
-            "failed; 2: bad input."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace learn`."""
+    parser.description = (
+        "Run the Reflector and the SkillManager over recorded traces (TraceAnalyser) and save what they "
+        "learned into a skillbook. TRACES are files or folders (searched for .json/.jsonl): our JSON/JSONL "
+        "traces, tau2 Results files, or OpenTelemetry GenAI span files (OTLP JSON lines as written by "
+        "FileSpanExporter; one trace per root agent run). The model \"test\" runs offline on pydantic-ai's "
+        "TestModel: a smoke run of the plumbing, not learning - it calls every tool with made-up arguments, "
+        "so its sessions usually stop short and the run exits 1; the scripted models of ace-eval are not "
+        "available here. Exit 0: every trace learned from or nothing to learn; 1: a trace "
+        "failed; 2: bad input."
     )
     parser.add_argument("traces", nargs="+", type=Path, metavar="TRACES", help="trace files or folders")
     parser.add_argument("--skillbook", type=skillbook_location, required=True, metavar="SKILLBOOK",
@@ -84,7 +79,7 @@ def register(subparsers: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     missing = [str(path) for path in args.traces if not path.exists()]
     if missing:
-        raise CommandError(terminal_text(f"no such trace file or folder: {', '.join(missing)}", one_line=True))
+        raise CommandError(f"no such trace file or folder: {', '.join(missing)}")
     _check_credentials(args)  # before anything heavy loads: a missing key answers at once
 
     import filelock
@@ -96,7 +91,7 @@ def _run(args: argparse.Namespace) -> int:
 
     location = shown(args.skillbook)
     if isinstance(args.skillbook, Path) and args.skillbook.is_dir():
-        raise CommandError(terminal_text(f"{location}: is a folder; give the skillbook's JSON file", one_line=True))
+        raise CommandError(f"{location}: is a folder; give the skillbook's JSON file")
     load_skillbook(args.skillbook, missing_ok=True)  # a malformed skillbook is a one-line error before any model runs
     try:
         with Skillbook.locked(args.skillbook, timeout=0) as skillbook:
@@ -112,15 +107,14 @@ def _run(args: argparse.Namespace) -> int:
                        f"skill manager {_name(args.skill_manager_model)})")
             results = analyser.run(list(args.traces), epochs=args.epochs, workers=args.workers)
     except ModelConfigurationError as exc:  # every trace failed on it: nothing was written
-        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+        raise CommandError(str(exc)) from None
     except filelock.Timeout:
         holder = f" ({location}.lock)" if isinstance(args.skillbook, Path) else ""
-        raise CommandError(terminal_text(f"{location} is locked by another writer{holder}; try again when it is done",
-                                         one_line=True)) from None
+        raise CommandError(f"{location} is locked by another writer{holder}; try again when it is done") from None
     except SkillbookError as exc:  # the database went away, or a write was refused
-        raise CommandError(terminal_text(str(exc), one_line=True)) from None
+        raise CommandError(str(exc)) from None
     except OSError as exc:
-        raise CommandError(terminal_text(f"{location}: cannot write ({exc.strerror or exc})", one_line=True)) from None
+        raise CommandError(f"{location}: cannot write ({exc.strerror or exc})") from None
     report = LearnReport.of(results)
     print(report.format(location, len(skillbook.skills())))
     return 1 if report.failures else 0
@@ -155,7 +149,7 @@ def _roles(args: argparse.Namespace, skillbook: Skillbook) -> tuple[Reflector | 
             models[role] = resolve_model(name, api_base=args.api_base, api_key=args.api_key,
                                          cache_prompts=args.cache_prompts, cache_ttl=args.cache_ttl)
         except ModelResolutionError as exc:
-            raise CommandError(terminal_text(f"--{role.replace('_', '-')}-model: {exc}", one_line=True)) from exc
+            raise CommandError(f"--{role.replace('_', '-')}-model: {exc}") from exc
     defaults = {
         "reflector": RecursiveReflector.DEFAULT_SETTINGS if args.reflector_type == "rr" else Reflector.DEFAULT_SETTINGS,
         "skill_manager": SkillManager.DEFAULT_SETTINGS,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
 
 from ace.cli._app import CommandError
 from ace.cli._reranker import add_reranker_options, reranker_from_args
@@ -12,9 +11,8 @@ from ace.cli._reranker import add_reranker_options, reranker_from_args
 __all__ = ["register"]
 
 
-def register(subparsers: Any) -> None:
-    """Add the `match` command to the `ace` parser."""
-    parser = subparsers.add_parser("match", help="print the skills of a skillbook that apply to a task")
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace match`."""
     from ace.cli._skillbook_file import skillbook_location
 
     parser.add_argument("path", type=skillbook_location, help="skillbook JSON file or postgresql:// URL")
@@ -31,11 +29,14 @@ def _match(args: argparse.Namespace) -> int:
     from ace.retrieval import EmbeddingError, default_embedder
     from ace.retrieval.matching import SkillMatcher
     from ace.retrieval.rerankers import RerankError
+    from ace.serving import MAX_TASK_CHARS, match_json
 
     if args.limit < 1:
         raise CommandError(f"--limit must be at least 1, got {args.limit}")
     if not args.task.strip():
         raise CommandError("the task text is blank; pass the task to match, e.g. ace match sb.json \"fix the CI\"")
+    if len(args.task) > MAX_TASK_CHARS:
+        raise CommandError(f"the task is {len(args.task):,} characters, over the {MAX_TASK_CHARS:,}-character limit")
     reranker = reranker_from_args(args)
     skillbook = load_skillbook(args.path)
     # Match vectors come from the skillbook's sidecar; skills without one are embedded in memory
@@ -43,17 +44,9 @@ def _match(args: argparse.Namespace) -> int:
     try:
         matches = SkillMatcher(skillbook, embedder=default_embedder(), reranker=reranker).match(args.task, limit=args.limit)
     except (EmbeddingError, RerankError) as exc:
-        raise CommandError(terminal_text(f"matching failed: {exc}", one_line=True)) from exc
+        raise CommandError(f"matching failed: {exc}") from exc
     if args.json:
-        print(json_terminal_text(json.dumps(
-            [
-                {"id": m.skill_id, "score": m.score, "matched_on": m.matched_on, "section": m.section,
-                 "keywords": list(m.keywords), "issue": m.issue}
-                for m in matches
-            ],
-            ensure_ascii=False,
-            indent=2,
-        )))
+        print(json_terminal_text(json.dumps([match_json(m) for m in matches], ensure_ascii=False, indent=2)))
     elif not matches:
         print("no skill applies to this task")
     else:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ace.cli._app import CommandError
 from ace.cli._logging import add_log_level_option, configure_logging
 from ace.cli._reranker import add_reranker_options, reranker_from_args
 from ace.cli._skillbook_file import skillbook_location
+
+if TYPE_CHECKING:
+    from ace.mcp import TraceQuota
 
 __all__ = ["DEFAULT_PORT", "HOST", "register"]
 
@@ -18,9 +21,8 @@ HOST = "127.0.0.1"
 DEFAULT_PORT = 8766
 
 
-def register(subparsers: Any) -> None:
-    """Add the `mcp` command to the `ace` parser."""
-    parser = subparsers.add_parser("mcp", help="serve a skillbook to MCP clients (tools: match_skills, read_skill, ...)")
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace mcp`."""
     parser.add_argument("path", type=skillbook_location,
                         help="skillbook JSON file (re-read when it changes) or postgresql:// URL (followed through LISTEN/NOTIFY)")
     parser.add_argument("--http", action="store_true",
@@ -28,6 +30,11 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port for --http (default {DEFAULT_PORT})")
     parser.add_argument("--traces", type=Path, metavar="DIR",
                         help="folder record_trace writes to (default: <skillbook stem>.traces beside the file)")
+    parser.add_argument("--max-queued-traces", type=int, default=None, metavar="N",
+                        help="most traces the folder may hold; record_trace is refused beyond (default 10000)")
+    parser.add_argument("--max-queued-bytes", type=int, default=None, metavar="BYTES",
+                        help="most bytes of traces the folder may hold; record_trace is refused beyond "
+                        "(default 536870912, 512 MiB)")
     add_reranker_options(parser)
     add_log_level_option(parser)
     parser.set_defaults(handler=_mcp)
@@ -40,19 +47,21 @@ def _mcp(args: argparse.Namespace) -> int:
         raise CommandError(
             f"ace mcp needs the mcp extra, mcp 1.x ({exc.name or exc} is missing); run pip install 'ace[mcp]'"
         ) from None
-    from ace.cli._skillbook_file import format_error_line, require_file, shown, terminal_text
+    from ace.cli._skillbook_file import format_error_line, require_file, shown
     from ace.skillbook import SkillbookError, SkillbookFormatError
-    from ace.skillbook._store import is_database_url
+    from ace.skillbook.storage import FileStore, open_store
 
     if not 0 < args.port < 65536:
         raise CommandError(f"--port must be 1-65535, got {args.port}")
     require_file(args.path)
     configure_logging(args.log_level)
-    if args.traces is None and is_database_url(args.path):
+    if args.traces is None and not isinstance(open_store(args.path), FileStore):
         raise CommandError("a skillbook in PostgreSQL needs --traces DIR (the folder record_trace writes to)")
+    quota = _trace_quota(args)
     reranker = reranker_from_args(args)
     try:
-        server = create_server(args.path, reranker=reranker, traces=args.traces, log_level=args.log_level)
+        server = create_server(args.path, reranker=reranker, traces=args.traces, trace_quota=quota,
+                               log_level=args.log_level)
     except (OSError, SkillbookError) as exc:
         if isinstance(exc, SkillbookFormatError):
             message = format_error_line(exc)
@@ -60,7 +69,7 @@ def _mcp(args: argparse.Namespace) -> int:
             message = str(exc)
         else:
             message = f"{shown(args.path)}: {exc.strerror or exc}"
-        raise CommandError(terminal_text(" ".join(message.split()), one_line=True)) from None
+        raise CommandError(message) from None
     if args.http:
         server.settings.host = HOST
         server.settings.port = args.port
@@ -68,3 +77,13 @@ def _mcp(args: argparse.Namespace) -> int:
     else:
         server.run("stdio")
     return 0
+
+
+def _trace_quota(args: argparse.Namespace) -> TraceQuota:
+    from ace.mcp import TraceQuota
+
+    limits = {"max_traces": args.max_queued_traces, "max_bytes": args.max_queued_bytes}
+    for flag, value in (("--max-queued-traces", args.max_queued_traces), ("--max-queued-bytes", args.max_queued_bytes)):
+        if value is not None and value < 1:
+            raise CommandError(f"{flag} must be at least 1, got {value}")
+    return TraceQuota(**{name: value for name, value in limits.items() if value is not None})

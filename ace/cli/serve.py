@@ -20,12 +20,8 @@ DEFAULT_PORT = 8765
 _WILDCARDS = ("0.0.0.0", "::", "[::]", "")
 
 
-def register(subparsers: Any) -> None:
-    """Add the `serve` command to the `ace` parser."""
-    parser = subparsers.add_parser(
-        "serve", help="serve the skills HTTP API (/memory/skills) and the skillbook UI (/ui) over a skillbook "
-        "(file or postgresql:// URL)",
-    )
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace serve`."""
     from ace.cli._skillbook_file import skillbook_location
 
     parser.add_argument(
@@ -34,6 +30,15 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"interface to bind (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
+    parser.add_argument(
+        "--allowed-host", action="append", default=[], metavar="NAME",
+        help="also answer requests whose Host is NAME (repeatable; '*.example.com' patterns, '*' for any); by "
+        "default only localhost, 127.0.0.1, [::1] and the --host address: other Hosts get 400 (DNS rebinding)",
+    )
+    parser.add_argument(
+        "--body-timeout", type=float, default=None, metavar="SECONDS",
+        help="seconds a request body may take to arrive before it is answered 408 (default 30)",
+    )
     parser.add_argument(
         "--runs", type=Path, metavar="DIR",
         help="folder of ace-eval e2e run folders (e.g. results/e2e) to list at /ui/runs with their reports",
@@ -51,8 +56,7 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ace.server import create_app
-        from ace.server._access_log import access_log_config
+        from ace.server import access_log_config, allowed_host_patterns, create_app
     except ImportError as exc:
         raise CommandError(f"the server extra is not installed ({exc.name}); run pip install 'ace[server]'") from None
     from ace.cli._skillbook_file import format_error_line, require_file, shown, terminal_text
@@ -62,22 +66,27 @@ def _serve(args: argparse.Namespace) -> int:
     require_file(args.path)
     configure_logging(args.log_level)
     if args.runs is not None and not args.runs.is_dir():
-        raise CommandError(f"--runs {terminal_text(str(args.runs), one_line=True)} is not a folder; give the folder "
+        raise CommandError(f"--runs {args.runs} is not a folder; give the folder "
                            "holding the e2e run folders (e.g. results/e2e)")
     reranker = reranker_from_args(args)
     # Edits are addressed to this machine by a loopback name, or to the address the server is bound to.
     hostnames = LOOPBACK_NAMES | ({args.host.lower().strip("[]")} if args.host not in _WILDCARDS else set())
     ui = UiOptions(allow_edits=args.allow_edits, runs_dir=args.runs, edit_hostnames=frozenset(hostnames))
+    limits: dict[str, Any] = {"allowed_hosts": allowed_host_patterns(args.allowed_host, bound=args.host)}
+    if args.body_timeout is not None:
+        if not 0 < args.body_timeout <= 3600:
+            raise CommandError(f"--body-timeout must be more than 0 and at most 3600 seconds, got {args.body_timeout:g}")
+        limits["body_timeout_s"] = args.body_timeout
     try:
-        app = create_app(args.path, reranker=reranker, ui=ui)
+        app = create_app(args.path, reranker=reranker, ui=ui, **limits)
     except (OSError, SkillbookError) as exc:
         if isinstance(exc, SkillbookFormatError):
             message = format_error_line(exc)
         elif isinstance(exc, SkillbookError):  # SkillbookStorageError: names the database already
-            message = terminal_text(str(exc), one_line=True)
+            message = str(exc)
         else:
             message = f"{shown(args.path)}: {exc.strerror or exc}"
-        raise CommandError(" ".join(message.split())) from None
+        raise CommandError(message) from None
     base = f"http://{args.host}:{args.port}"
     print(terminal_text(f"serving {shown(args.path)} on {base}, the UI at {base}/ui"
                         f"{' (edits allowed)' if args.allow_edits else ''} (Ctrl+C to stop)"), file=sys.stderr)

@@ -33,6 +33,7 @@ from typing import Literal
 import numpy as np
 
 from ace import tracing
+from ace.errors import UsageError
 from ace.retrieval import Embedder, LiteLLMEmbedder, default_embedder, skill_index
 from ace.skillbook import DEDUP_SOURCE_SYSTEM, InsightSource, Skill, Skillbook, UpdateOperation
 
@@ -58,7 +59,7 @@ class DeduplicationConfig:
 
     def __post_init__(self) -> None:
         if not 0.0 < self.similarity_threshold <= 1.0:
-            raise ValueError(f"similarity_threshold must be in (0, 1]; got {self.similarity_threshold}")
+            raise UsageError(f"similarity_threshold must be in (0, 1]; got {self.similarity_threshold}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,7 +118,8 @@ class DeduplicationManager:
         return [pair for pair in candidates if not skillbook.has_keep_decision(pair[0].id, pair[1].id)]
 
     def run(self, skillbook: Skillbook) -> DeduplicationReport:
-        """Consolidate every duplicate pair in `skillbook`; returns the report (also recorded on the `ace.deduplicate` span)."""
+        """Consolidate every duplicate pair in `skillbook`; returns the report (also recorded on the
+        `ace.deduplicate` span)."""
         if not self.config.enabled:
             return DeduplicationReport()
         with tracing.span("ace.deduplicate", skills=len(skillbook)) as span:

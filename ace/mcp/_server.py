@@ -17,7 +17,7 @@ import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from mcp.server.fastmcp import FastMCP
 from mcp.server.fastmcp.exceptions import ResourceError, ToolError
@@ -25,16 +25,17 @@ from mcp.server.lowlevel.helper_types import ReadResourceContents
 from pydantic import Field
 
 from ace import __version__
+from ace.errors import UsageError
 from ace.retrieval import retrieve_top_k
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
-from ace.server._watched import ServedSkillbook, watch
-from ace.skillbook import Skill, Skillbook, SkillbookError
-from ace.skillbook._store import is_database_url
+from ace.serving import MAX_TASK_CHARS, FollowedSkillbook, ServedSkillbook, closing_lifespan, follow, match_json
+from ace.skillbook import Section, Skill, Skillbook, SkillbookError
+from ace.skillbook.storage import FileStore, open_store
 from ace.untrusted import UntrustedInputError, check_text, quote
 
-from ._traces import TraceRecordError, record_trace, trace_queue_path
+from ._traces import TraceQuota, TraceRecordError, record_trace, trace_queue_path
 
 __all__ = ["CATALOG_URI", "MAX_TASK_CHARS", "SKILL_URI", "create_server"]
 
@@ -42,8 +43,6 @@ CATALOG_URI = "skillbook://catalog"
 """The resource listing every active skill: id, section, keywords, issue."""
 SKILL_URI = "skillbook://skills/{skill_id}"
 """The resource of one active skill, as `read_skill` returns it."""
-MAX_TASK_CHARS = 500_000
-"""Longest task or query accepted, in characters (as the HTTP API)."""
 MAX_TOP_K = 50
 """Most skills `search_skills` returns."""
 
@@ -76,6 +75,7 @@ def create_server(
     reranker: Reranker | None = None,
     floor: float | None = None,
     traces: str | os.PathLike[str] | None = None,
+    trace_quota: TraceQuota | None = None,
     log_level: str = "warning",
 ) -> FastMCP:
     """The MCP server over `skillbook_path`; loads the file and builds the match index first.
@@ -83,55 +83,70 @@ def create_server(
     `embedder`, `reranker` and `floor` go to `SkillMatcher` (`embedder` also to `search_skills`);
     with no `embedder`, the offline default is used; match vectors the skillbook's sidecar lacks are
     computed in memory, never written, as `ace serve` does. `traces` is the folder `record_trace` writes to (default
-    `trace_queue_path(skillbook_path)`). Raises `OSError` or `SkillbookError` when the file cannot
+    `trace_queue_path(skillbook_path)`), holding at most what `trace_quota` allows (default
+    `TraceQuota()`: 10,000 traces, 512 MiB; beyond it `record_trace` is a tool error). Raises `OSError` or
+    `SkillbookError` when the file cannot
     be loaded. Run it with `server.run("stdio")`, or set `server.settings.port` and
     `server.run("streamable-http")`: FastMCP's default host, 127.0.0.1, also turns on its
     DNS-rebinding protection; the endpoint is /mcp. `log_level` is FastMCP's (`debug` ... `error`;
     it configures logging only when the application has not).
     """
-    if traces is None and is_database_url(skillbook_path):
-        raise ValueError("a skillbook in PostgreSQL has no folder beside it: give `traces`, the folder "
+    if traces is None and not isinstance(open_store(skillbook_path), FileStore):
+        raise UsageError("a skillbook in PostgreSQL has no folder beside it: give `traces`, the folder "
                          "record_trace writes to")
-    watched = watch(
+    followed = follow(
         skillbook_path,
         lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
     )
     queue = Path(traces) if traces is not None else trace_queue_path(skillbook_path)
-
-    def current_skillbook() -> ServedSkillbook:
-        return watched.current()
-
-    current_skillbook()
-    server = _SkillbookServer("ace-skillbook", instructions=_INSTRUCTIONS, log_level=log_level.upper())  # type: ignore[arg-type]
+    tools = _Tools(followed, embedder, queue, trace_quota if trace_quota is not None else TraceQuota())
+    server = _SkillbookServer("ace-skillbook", instructions=_INSTRUCTIONS, log_level=log_level.upper(),  # type: ignore[arg-type]
+                              lifespan=closing_lifespan(followed))
     # FastMCP takes no version; without one, serverInfo would report the SDK's own version.
     server._mcp_server.version = __version__
+    server.add_tool(tools.match_skills, structured_output=False)
+    server.add_tool(tools.search_skills, structured_output=False)
+    server.add_tool(tools.read_skill, structured_output=False)
+    server.add_tool(tools.record_trace, structured_output=False)
+    server.resource(CATALOG_URI, name="catalog", mime_type="application/json",
+                    description="Every active skill: id, section, keywords, issue.")(tools.catalog)
+    server.resource(SKILL_URI, name="skill", mime_type="application/json",
+                    description="One active skill with insight, counters and occurrences.")(tools.skill_resource)
+    return server
 
-    @server.tool(structured_output=False)
+
+class _Tools:
+    """The MCP tools and resources over one followed skillbook; `create_server` registers each."""
+
+    def __init__(self, followed: FollowedSkillbook, embedder: Embedder | None, queue: Path, quota: TraceQuota) -> None:
+        self.followed = followed
+        self.embedder = embedder
+        self.queue = queue
+        self.quota = quota
+
+    def current(self) -> ServedSkillbook:
+        return self.followed.current()
+
     def match_skills(
+        self,
         task: Annotated[str, Field(description="The task the agent is about to do, as the user gave it.")],
         limit: Annotated[int, Field(ge=1, le=DEFAULT_SHORTLIST_SIZE, description="Most skills to return.")] = 3,
     ) -> str:
         """The skills that apply to a task, best first, as JSON: id, score, matched_on, section,
         keywords, issue. Usually [] - nothing applies; then go on without skills."""
         task = _task_text(task, "task")
-        current_skillbook()
+        self.current()
         try:
-            matches = watched.matcher.match(task, limit=limit)
+            matches = self.followed.matcher.match(task, limit=limit)
         except (EmbeddingError, RerankError) as error:
             raise ToolError(f"matching is unavailable: {error}") from error
-        return _json([
-            {"id": m.skill_id, "score": m.score, "matched_on": m.matched_on, "section": m.section,
-             "keywords": list(m.keywords), "issue": m.issue}
-            for m in matches
-        ])
+        return _json([match_json(m) for m in matches])
 
-    @server.tool(structured_output=False)
     def search_skills(
+        self,
         query: Annotated[str, Field(description="Free text; matched against issue, insight and keywords.")],
         top_k: Annotated[int, Field(ge=1, le=MAX_TOP_K, description="Most skills to return.")] = 5,
-        section: Annotated[
-            Literal["context", "harness"] | None, Field(description="Only skills of this section.")
-        ] = None,
+        section: Annotated[Section | None, Field(description="Only skills of this section.")] = None,
         keywords: Annotated[
             list[str] | None, Field(description="Only skills carrying at least one of these keywords.")
         ] = None,
@@ -139,10 +154,10 @@ def create_server(
         """Search every active skill (hybrid BM25 + embeddings), best first, as JSON: id, section,
         keywords, issue, insight. Unlike match_skills it always ranks something when skills exist."""
         query = _task_text(query, "query")
-        skillbook = current_skillbook().skillbook
+        skillbook = self.current().skillbook
         try:
             found = retrieve_top_k(
-                skillbook, query, top_k=top_k, section=section, keywords=keywords, embedder=embedder
+                skillbook, query, top_k=top_k, section=section, keywords=keywords, embedder=self.embedder
             )
         except EmbeddingError as error:
             raise ToolError(f"search is unavailable: {error}") from error
@@ -153,17 +168,16 @@ def create_server(
             for s in found
         ])
 
-    @server.tool(structured_output=False)
-    def read_skill(id: Annotated[str, Field(description="A skill id, e.g. context-00001.")]) -> str:
+    def read_skill(self, id: Annotated[str, Field(description="A skill id, e.g. context-00001.")]) -> str:
         """One active skill as JSON, as GET /memory/skills/{id} gives it: insight, counters, occurrences."""
-        skill = _active_skill(current_skillbook().skillbook, id)
+        skill = _active_skill(self.current().skillbook, id)
         if skill is None:
             raise ToolError(f"no active skill with id {quote(id)}; match_skills, search_skills or the "
                             f"{CATALOG_URI} resource list the ids")
         return _json(skill.to_dict())
 
-    @server.tool(name="record_trace", structured_output=False)
-    def record_trace_tool(
+    def record_trace(
+        self,
         task: Annotated[str, Field(description="The task the agent worked on.")],
         transcript: Annotated[
             str | list[dict[str, Any]],
@@ -173,25 +187,19 @@ def create_server(
     ) -> str:
         """Queue a finished task's trace for offline learning (no model is called); returns the file."""
         try:
-            path = record_trace(queue, task, transcript, outcome)
+            path = record_trace(self.queue, task, transcript, outcome, quota=self.quota)
         except TraceRecordError as error:
             raise ToolError(str(error)) from None
         return _json({"recorded": str(path)})
 
-    @server.resource(CATALOG_URI, name="catalog", mime_type="application/json",
-                     description="Every active skill: id, section, keywords, issue.")
-    def catalog() -> str:
-        return current_skillbook().catalog.decode("utf-8")
+    def catalog(self) -> str:
+        return self.current().catalog.decode("utf-8")
 
-    @server.resource(SKILL_URI, name="skill", mime_type="application/json",
-                     description="One active skill with insight, counters and occurrences.")
-    def skill_resource(skill_id: str) -> str:
-        skill = _active_skill(current_skillbook().skillbook, skill_id)
+    def skill_resource(self, skill_id: str) -> str:
+        skill = _active_skill(self.current().skillbook, skill_id)
         if skill is None:
             raise ResourceError(f"no active skill with id {quote(skill_id)}; {CATALOG_URI} lists them")
         return _json(skill.to_dict())
-
-    return server
 
 
 def _task_text(text: str, name: str) -> str:

@@ -6,26 +6,49 @@ message objects with a string `role`) or `transcript` (a plain-text one), `feedb
 and `trace_id` / `source_system: "mcp"` / `recorded_at`, which give the trace its identity in
 provenance. Learn from the queue with `TraceAnalyser` over `trace_locations([folder])`; nothing in
 the server calls a model.
+
+The queue is bounded (`TraceQuota`: at most `MAX_QUEUED_TRACES` files and `MAX_QUEUED_BYTES` bytes
+by default): a client that records in a loop fills it, then every further trace is refused with
+`TraceQueueFullError` until traces are learned from and removed. Processes sharing one folder each
+check the folder as it is, so together they may exceed the bound by one trace each.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import threading
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from ace.atomic_write import write_atomic
-from ace.errors import AceError
+from ace.errors import AceError, UsageError
 from ace.untrusted import UntrustedInputError, check_text, parse_json, quote
 
-__all__ = ["MAX_TRACE_BYTES", "SOURCE_SYSTEM", "TraceRecordError", "record_trace", "trace_queue_path"]
+__all__ = [
+    "MAX_QUEUED_BYTES",
+    "MAX_QUEUED_TRACES",
+    "MAX_TRACE_BYTES",
+    "SOURCE_SYSTEM",
+    "TraceQueueFullError",
+    "TraceQuota",
+    "TraceRecordError",
+    "record_trace",
+    "trace_queue_path",
+]
 
 MAX_TRACE_BYTES = 2 * 2**20
 """Largest trace file `record_trace` writes (2 MiB of JSON); a longer transcript is refused, not cut."""
+
+MAX_QUEUED_TRACES = 10_000
+"""Default most traces the queue holds (`ace mcp --max-queued-traces`)."""
+
+MAX_QUEUED_BYTES = 512 * 2**20
+"""Default most bytes of traces the queue holds (`ace mcp --max-queued-bytes`)."""
 
 SOURCE_SYSTEM = "mcp"
 """The `source_system` of queued traces: their provenance says they came through `ace mcp`."""
@@ -35,6 +58,28 @@ class TraceRecordError(AceError, ValueError):
     """A trace sent to `record_trace` cannot be queued: a blank task or outcome, a transcript that is
     neither text nor a list of messages with a string `role`, invalid Unicode, nesting or numbers the
     trace loader refuses, or over `MAX_TRACE_BYTES`. The message says which and how to fix it."""
+
+
+class TraceQueueFullError(TraceRecordError):
+    """The trace queue holds as many traces, or as many bytes, as its `TraceQuota` allows, so the
+    trace is not written. Learn from the queued traces and remove them (or give the server a larger
+    quota); recording works again as soon as the queue is below its bound."""
+
+
+@dataclass(frozen=True)
+class TraceQuota:
+    """How much the trace queue may hold; `record_trace` refuses a trace that would go over."""
+
+    max_traces: int = MAX_QUEUED_TRACES
+    """Most trace files in the queue."""
+    max_bytes: int = MAX_QUEUED_BYTES
+    """Most bytes of trace files in the queue."""
+    _lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.max_traces < 1 or self.max_bytes < 1:
+            raise UsageError(f"a trace quota must allow at least 1 trace and 1 byte, got {self.max_traces} "
+                             f"traces and {self.max_bytes} bytes")
 
 
 def trace_queue_path(skillbook_path: str | os.PathLike[str]) -> Path:
@@ -48,11 +93,14 @@ def record_trace(
     task: str,
     transcript: str | Sequence[Mapping[str, Any]],
     outcome: str,
+    *,
+    quota: TraceQuota | None = None,
 ) -> Path:
     """Write one trace into `folder` (created if missing) atomically; returns the new file.
 
     File names sort in recording order (`<UTC time>-<random>.json`). Raises `TraceRecordError`
-    when the trace is invalid (see the class); the file is then not written.
+    when the trace is invalid (see the class), `TraceQueueFullError` when `folder` already holds
+    what `quota` (default `TraceQuota()`) allows; the file is then not written.
     """
     trace = _trace(task, transcript, outcome)
     text = json.dumps(trace, ensure_ascii=False, allow_nan=False, indent=1)
@@ -69,9 +117,32 @@ def record_trace(
         raise TraceRecordError(str(exc)) from None
     queue = Path(folder)
     queue.mkdir(parents=True, exist_ok=True)
+    quota = quota if quota is not None else TraceQuota()
     path = queue / f"{trace['recorded_at'].replace(':', '').replace('-', '')}-{trace['trace_id'][:12]}.json"
-    write_atomic(path, lambda handle: handle.write(data))
+    with quota._lock:  # one check and write at a time in this process
+        traces, size = _queued(queue)
+        if traces + 1 > quota.max_traces or size + len(data) > quota.max_bytes:
+            raise TraceQueueFullError(
+                f"the trace queue {queue} is full: it holds {traces:,} traces ({size:,} bytes) and allows "
+                f"{quota.max_traces:,} traces and {quota.max_bytes:,} bytes; learn from the queued traces and "
+                "remove them, or restart ace mcp with a larger --max-queued-traces / --max-queued-bytes"
+            )
+        write_atomic(path, lambda handle: handle.write(data))
     return path
+
+
+def _queued(queue: Path) -> tuple[int, int]:
+    """The number of trace files (`*.json`) in `queue` and their total size (links not followed)."""
+    traces = size = 0
+    with os.scandir(queue) as entries:
+        for entry in entries:
+            if entry.name.endswith(".json") and not entry.name.startswith("."):
+                try:
+                    size += entry.stat(follow_symlinks=False).st_size
+                except FileNotFoundError:
+                    continue  # learned from and removed meanwhile
+                traces += 1
+    return traces, size
 
 
 def _trace(task: str, transcript: str | Sequence[Mapping[str, Any]], outcome: str) -> dict[str, Any]:

@@ -21,12 +21,9 @@ preflight of a command line loads neither pydantic-ai nor litellm.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
 from ace.lazy_exports import lazy_getattr
-
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # before any litellm import: no price-map download
 
 if TYPE_CHECKING:
     from ace.models._credentials import KNOWN_PROVIDER_KEYS, check_credentials, credential_message, missing_credentials

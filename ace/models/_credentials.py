@@ -42,7 +42,7 @@ def missing_credentials(model: str) -> list[str]:
     alternatives = KNOWN_PROVIDER_KEYS.get(provider) if slash else None
     if alternatives is not None:
         return [] if any(os.environ.get(key) for key in alternatives) else [alternatives[0]]
-    import litellm  # imported only for providers the table does not know: it takes seconds
+    from ace.models.configured_litellm import litellm  # only for providers the table does not know: it takes seconds
 
     missing = litellm.validate_environment(model=name).get("missing_keys") or []
     missing = [key for key in missing if not key.endswith(("_API_BASE", "_BASE_URL", "_HOST"))]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ace.errors import AceError
+from ace.errors import AceError, UsageError
 
 __all__ = ["ModelConfigurationError", "ModelResolutionError"]
 
@@ -17,7 +17,7 @@ VALID_MODEL_EXAMPLES = (
 )
 
 
-class ModelResolutionError(AceError, ValueError):
+class ModelResolutionError(UsageError):
     """A model name (or its arguments) cannot be turned into a pydantic-ai model.
 
     The message names the offending value and lists valid examples; fix the model string.

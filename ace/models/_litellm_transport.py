@@ -66,7 +66,7 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
 
     async def _complete(self, body: dict[str, Any]) -> httpx2.Response:
         # Imported here because importing litellm costs seconds; only litellm-backed runs pay it.
-        import litellm
+        from ace.models.configured_litellm import litellm
 
         kwargs: dict[str, Any] = {**body, "drop_params": True}
         if self._cache_control is not None:
@@ -83,6 +83,8 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
             if status in (401, 403) or _MISSING_CREDENTIALS in str(exc):
                 return _error(401, self._configuration_problem(str(body.get("model")), exc), CONFIGURATION_ERROR)
             return _error(status, f"{type(exc).__name__}: {exc}")
+        if not isinstance(response, litellm.ModelResponse):  # a stream wrapper: streaming is refused above
+            return _error(500, f"litellm answered a non-streamed request with {type(response).__name__}")
         payload = response.model_dump(mode="json")
         # Some providers (custom handlers, local servers) leave `model` empty; the OpenAI schema requires it.
         payload["model"] = payload.get("model") or body.get("model")

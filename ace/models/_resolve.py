@@ -10,8 +10,8 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.test import TestModel
 
 from ace.models._errors import ModelConfigurationError, ModelResolutionError
-from ace.models._names import litellm_model_name
 from ace.models._litellm_transport import LiteLLMTransport
+from ace.models._names import litellm_model_name
 
 if TYPE_CHECKING:
     from pydantic_ai.models.openai import OpenAIChatModel
@@ -72,9 +72,7 @@ def resolve_model(
 
 def _check_litellm_name(name: str) -> None:
     # Imported here because importing litellm costs seconds; "test" and Model instances skip it.
-    import litellm
-
-    litellm.suppress_debug_info = True  # its "Give Feedback / Get Help" banner would follow every error
+    from ace.models.configured_litellm import litellm
 
     provider, sep, model_id = name.partition("/")
     if sep:

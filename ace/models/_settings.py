@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ace.errors import UsageError
+
 if TYPE_CHECKING:
     from pydantic_ai.models import Model
     from pydantic_ai.settings import ModelSettings
@@ -43,13 +45,13 @@ class RequestSettings:
 
     def __post_init__(self) -> None:
         if self.max_output_tokens is not None and (isinstance(self.max_output_tokens, bool) or self.max_output_tokens < 1):
-            raise ValueError(f"max_output_tokens must be None or >= 1, got {self.max_output_tokens!r}")
+            raise UsageError(f"max_output_tokens must be None or >= 1, got {self.max_output_tokens!r}")
         if self.temperature is not None and not (0.0 <= self.temperature <= 2.0 and math.isfinite(self.temperature)):
-            raise ValueError(f"temperature must be None or within [0, 2], got {self.temperature!r}")
+            raise UsageError(f"temperature must be None or within [0, 2], got {self.temperature!r}")
         if self.timeout_seconds is not None and not self.timeout_seconds > 0:
-            raise ValueError(f"timeout_seconds must be None or > 0, got {self.timeout_seconds!r}")
+            raise UsageError(f"timeout_seconds must be None or > 0, got {self.timeout_seconds!r}")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
-            raise ValueError(f"seed must be None or an int, got {self.seed!r}")
+            raise UsageError(f"seed must be None or an int, got {self.seed!r}")
 
     def overridden(
         self,
@@ -93,7 +95,7 @@ def context_window(model: Model, *, default: int = DEFAULT_CONTEXT_WINDOW) -> in
     `resolve_model`), else `default` (unknown aliases of local servers, FunctionModel, TestModel)."""
     if model.system != "litellm":  # FunctionModel, TestModel, other providers: no litellm information
         return default
-    import litellm
+    from ace.models.configured_litellm import litellm
 
     try:
         info = litellm.get_model_info(model.model_name)

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import functools
 import threading
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ace.pipeline._errors import PipelineError
 
@@ -54,7 +54,7 @@ async def run_in_thread(function: Callable[..., _T], *args: object) -> _T:
     (so tracing spans opened inside a sync step nest under the step's span)."""
     context = contextvars.copy_context()
     loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_sync_step_executor(), context.run, function, *args)
+    return await loop.run_in_executor(_sync_step_executor(), functools.partial(context.run, function, *args))
 
 
 def refuse_running_loop(method: str, alternative: str) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ace.errors import AceError
+from ace.errors import AceError, UsageError
 
 __all__ = [
     "BranchConflictError",
@@ -18,11 +18,12 @@ class PipelineError(AceError):
     """Base class of every error raised by `ace.pipeline`."""
 
 
-class PipelineConfigError(PipelineError):
+class PipelineConfigError(PipelineError, UsageError):
     """A pipeline, branch or run was configured wrongly: an object that is not a step, two async
     boundaries, a context type lacking a field the steps name, a bad `workers` value.
 
-    Raised at construction (or at the start of a run); fix the wiring named in the message.
+    Raised at construction (or at the start of a run); fix the wiring named in the message. A
+    `UsageError` (and so a `ValueError`) as well.
     """
 
 

@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-
 from ace import tracing
 from ace.pipeline._context import CancellationToken, StepContext
 from ace.pipeline._engine import run_in_thread

@@ -111,9 +111,7 @@ def inspect_step(step: object, where: str) -> StepSpec:
         isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1
     ):
         raise fail(f"has `max_workers` = {max_workers!r}; expected an int >= 1 or None")
-    is_async = inspect.iscoroutinefunction(step) or inspect.iscoroutinefunction(
-        getattr(step, "__call__", None)
-    )
+    is_async = inspect.iscoroutinefunction(step) or (callable(step) and inspect.iscoroutinefunction(step.__call__))
     return StepSpec(
         step=step,  # type: ignore[arg-type]
         name=name,

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ace.errors import UsageError
+
 __all__ = ["RRF_K", "reciprocal_rank_fusion"]
 
 RRF_K = 60
@@ -24,15 +26,15 @@ def reciprocal_rank_fusion(
     Raises ValueError for `k < 0`, an item outside `0..size-1`, or an item listed twice in one ranking.
     """
     if k < 0:
-        raise ValueError(f"k must be >= 0, got {k}")
+        raise UsageError(f"k must be >= 0, got {k}")
     scores = np.zeros(size, dtype=np.float64)
     for ranking in rankings:
         items = np.asarray(ranking, dtype=np.intp)
         if items.size == 0:
             continue
         if items.min() < 0 or items.max() >= size:
-            raise ValueError(f"ranking holds items outside 0..{size - 1}: {items.tolist()[:10]}")
+            raise UsageError(f"ranking holds items outside 0..{size - 1}: {items.tolist()[:10]}")
         if np.bincount(items, minlength=size).max() > 1:
-            raise ValueError(f"ranking lists an item twice: {items.tolist()[:10]}")
+            raise UsageError(f"ranking lists an item twice: {items.tolist()[:10]}")
         scores[items] += 1.0 / (k + np.arange(1, items.size + 1, dtype=np.float64))
     return scores

@@ -10,10 +10,11 @@ from typing import Literal, get_args
 import numpy as np
 
 from ace import tracing
+from ace.errors import UsageError
 from ace.skillbook import Skill, Skillbook, SkillbookView, normalize_keywords
 
-from ._terms import terms_of
 from ._snapshot import IndexSnapshot, row_for
+from ._terms import terms_of
 from .embedder import Embedder, checked_embed
 from .fusion import reciprocal_rank_fusion
 
@@ -33,7 +34,7 @@ def backing_skillbook(skillbook: Skillbook | SkillbookView) -> Skillbook:
     if isinstance(skillbook, Skillbook):
         return skillbook
     if isinstance(skillbook, SkillbookView):
-        return skillbook._skillbook  # noqa: SLF001 - the view has no public accessor for its owner
+        return skillbook.vector_cache()
     raise TypeError(f"expected a Skillbook or SkillbookView, got {type(skillbook).__name__}")
 
 
@@ -54,7 +55,7 @@ class SkillIndex:
         """Bind the index to `skillbook` (a Skillbook or its read-only view) and `embedder`. Nothing
         is built until the first `search` or `refresh`. Raises ValueError for a `batch_size` below 1."""
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise UsageError(f"batch_size must be >= 1, got {batch_size}")
         self._skillbook = weakref.ref(backing_skillbook(skillbook))
         self.embedder = embedder
         """The embedder that makes this index's vectors (and embeds queries)."""
@@ -93,11 +94,11 @@ class SkillIndex:
         if not isinstance(query, str):
             raise TypeError(f"query must be a string, got {query!r}")
         if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
-            raise ValueError(f"top_k must be a positive integer, got {top_k!r}")
+            raise UsageError(f"top_k must be a positive integer, got {top_k!r}")
         if mode not in _MODES:
-            raise ValueError(f"mode must be one of {sorted(_MODES)}, got {mode!r}")
+            raise UsageError(f"mode must be one of {sorted(_MODES)}, got {mode!r}")
         if section is not None and section not in _SECTIONS:
-            raise ValueError(f"section must be one of {sorted(_SECTIONS)} or None, got {section!r}")
+            raise UsageError(f"section must be one of {sorted(_SECTIONS)} or None, got {section!r}")
         wanted_keywords = normalize_keywords(keywords) if keywords else ()
         with tracing.memory_span("search_memory", "SEARCH", mode=mode, top_k=top_k, section=section) as span:
             query_vector = None

@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ace.errors import UsageError
+
 from .embedder import EmbeddingError, normalise_rows
 
 __all__ = ["LiteLLMEmbedder"]
@@ -29,9 +31,9 @@ class LiteLLMEmbedder:
         Raises ValueError for an empty `model` or a `batch_size` below 1.
         """
         if not model:
-            raise ValueError("LiteLLMEmbedder needs a model name, e.g. 'text-embedding-3-small'")
+            raise UsageError("LiteLLMEmbedder needs a model name, e.g. 'text-embedding-3-small'")
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise UsageError(f"batch_size must be >= 1, got {batch_size}")
         self.model = model
         self._batch_size = batch_size
         self._dim = dim
@@ -51,7 +53,7 @@ class LiteLLMEmbedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Embed `texts` in batches: `(len(texts), dim)` float32 unit rows. Raises `EmbeddingError`."""
-        import litellm
+        from ace.models.configured_litellm import litellm
 
         parts = []
         for batch in self._batches(texts):
@@ -64,7 +66,7 @@ class LiteLLMEmbedder:
 
     async def aembed(self, texts: Sequence[str]) -> np.ndarray:
         """Async `embed`, through `litellm.aembedding`. Raises `EmbeddingError`."""
-        import litellm
+        from ace.models.configured_litellm import litellm
 
         parts = []
         for batch in self._batches(texts):

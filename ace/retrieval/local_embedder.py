@@ -16,7 +16,7 @@ import numpy as np
 import onnxruntime
 from tokenizers import Tokenizer
 
-from ace.errors import AceError
+from ace.errors import AceError, UsageError
 
 from .embedder import EmbeddingError, normalise_rows
 
@@ -94,9 +94,9 @@ class LocalEmbedder:
             ModelChecksumError: the model file's sha256 is not the pinned one.
         """
         if threads < 1:
-            raise ValueError(f"threads must be >= 1, got {threads}")
+            raise UsageError(f"threads must be >= 1, got {threads}")
         if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+            raise UsageError(f"batch_size must be >= 1, got {batch_size}")
         path = Path(model_path) if model_path is not None else _packaged_model_path()
         if not path.is_file():
             raise FileNotFoundError(
@@ -143,10 +143,11 @@ class LocalEmbedder:
         encodings = self._tokenizer.encode_batch(texts)
         ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
         mask = np.array([encoding.attention_mask for encoding in encodings], dtype=np.int64)
-        (hidden,) = self._session.run(
+        (output,) = self._session.run(
             ["last_hidden_state"],
             {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)},
         )
+        hidden = np.asarray(output, dtype=np.float32)
         weights = mask[..., None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / weights.sum(axis=1)
         return normalise_rows(pooled)

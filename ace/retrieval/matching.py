@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 
 from ace import tracing
+from ace.errors import UsageError
 from ace.skillbook import skill_id_order
 
 from ._matching_index import (
@@ -113,9 +114,9 @@ class SkillMatcher:
         floor = DEFAULT_FLOOR if floor is None else floor
         # numbers.Real admits numpy scalars; float(...) gives the checker (and the matcher) a float.
         if isinstance(floor, bool) or not isinstance(floor, (int, float, numbers.Real)) or not 0.0 <= float(floor) <= 1.0:
-            raise ValueError(f"floor must be a number within [0, 1], got {floor!r}")
+            raise UsageError(f"floor must be a number within [0, 1], got {floor!r}")
         if isinstance(shortlist_size, bool) or not isinstance(shortlist_size, int) or shortlist_size < 1:
-            raise ValueError(f"shortlist_size must be an integer >= 1, got {shortlist_size!r}")
+            raise UsageError(f"shortlist_size must be an integer >= 1, got {shortlist_size!r}")
         self.embedder = embedder if embedder is not None else default_embedder()
         self.reranker = reranker if reranker is not None else FieldAwareReranker()
         self.floor = float(floor)
@@ -166,7 +167,7 @@ class SkillMatcher:
         size. Raises what `match` raises."""
         task = _checked_task(task)
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
+            raise UsageError(f"limit must be an integer >= 1, got {limit!r}")
         snapshot = self._current()
         with tracing.memory_span("search_memory", "MATCH", reranker=self.reranker.name, limit=limit) as span:
             task_terms = terms_of(task)
@@ -236,7 +237,7 @@ class SkillMatcher:
 
 def _checked_task(task: str) -> str:
     if not isinstance(task, str) or not task.strip():
-        raise ValueError(f"task must be a non-empty string, got {task!r}")
+        raise UsageError(f"task must be a non-empty string, got {task!r}")
     return task.strip()
 
 

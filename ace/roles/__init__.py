@@ -23,9 +23,9 @@ if TYPE_CHECKING:
     from ace.roles.protocols import AgentLike, ReflectorLike, SkillManagerLike
     from ace.roles.recursive_reflector import RecursiveReflector, RRDeps
     from ace.roles.reflector import Reflector
-    from ace.roles.sample import Sample
     from ace.roles.skill_manager import DEFAULT_HARMFUL_THRESHOLD, SkillManager, SkillManagerIncompleteError, SMDeps
     from ace.roles.skill_source import READ_SKILL_TOOL, SkillSource, UnknownSkillError
+    from ace.traces.sample import Sample
 
 __all__ = [
     "DEFAULT_HARMFUL_THRESHOLD",
@@ -65,7 +65,7 @@ _EXPORTS: dict[str, str] = {
     "ReflectorLike": "ace.roles.protocols",
     "ReflectorOutput": "ace.roles.outputs",
     "SMDeps": "ace.roles.skill_manager",
-    "Sample": "ace.roles.sample",
+    "Sample": "ace.traces.sample",
     "SkillInjection": "ace.roles.injection",
     "SkillManager": "ace.roles.skill_manager",
     "SkillManagerIncompleteError": "ace.roles.skill_manager",

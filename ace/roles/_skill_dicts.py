@@ -21,12 +21,7 @@ def skill_summary(skill: Skill) -> dict[str, Any]:
         "issue": skill.issue,
         "insight": skill.insight,
         "active": skill.active,
-        "counters": {
-            "used_count": skill.used_count,
-            "helpful_count": skill.helpful_count,
-            "harmful_count": skill.harmful_count,
-            "neutral_count": skill.neutral_count,
-        },
+        "counters": skill.counters(),
     }
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from pydantic_ai import ModelRetry, RunContext, Tool
 from pydantic_ai.tools import ToolDefinition
@@ -22,19 +22,21 @@ from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._code_tool import LazySandbox, format_execution
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.skillbook import (
+    TAG_OUTCOMES,
     InsightSource,
     MutationJournal,
+    Section,
     Skill,
     Skillbook,
     SkillbookError,
     SkillNotFoundError,
+    TagDelta,
     UpdateOperation,
     normalize_keywords,
 )
 
 __all__ = ["SANDBOX_EVAL_TOOL", "SANDBOX_VARIABLES", "SM_TOOLS", "SMDeps"]
 
-_DELTA_LABELS = {1: "helpful", -1: "harmful", 0: "neutral"}
 
 
 @dataclass
@@ -87,7 +89,7 @@ def _apply(deps: SMDeps, tool: str, **fields: Any) -> Skill:
 
 async def add_skill(
     ctx: RunContext[SMDeps],
-    section: Literal["context", "harness"],
+    section: Section,
     issue: str,
     keywords: list[str],
     insight: str | None,
@@ -154,7 +156,7 @@ def _refuse_unchanged(
         )
 
 
-async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: Literal[-1, 0, 1]) -> dict[str, Any]:
+async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: TagDelta) -> dict[str, Any]:
     """Record whether an injected skill was helpful (1), harmful (-1) or neutral (0) in this run."""
     current = ctx.deps.skillbook.get_skill(skill_id)
     if skill_id not in ctx.deps.injected_skill_ids:
@@ -165,7 +167,7 @@ async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: Literal[-1, 0
             f"tag_skill rejected: {skill_id!r} was not injected into the agent's prompt, so this run "
             f"says nothing about it. Only these skills can be tagged: {injected}."
         )
-    source = _source_for(ctx.deps, "TAG", f"tagged {_DELTA_LABELS[delta]}", skill_id)
+    source = _source_for(ctx.deps, "TAG", f"tagged {TAG_OUTCOMES[delta]}", skill_id)
     _apply(
         ctx.deps, "tag_skill", type="TAG", section=current.section if current is not None else None,
         skill_id=skill_id, delta=delta, insight_source=source,
@@ -190,7 +192,7 @@ async def search_skills(
     ctx: RunContext[SMDeps],
     query: str,
     top_k: int = 5,
-    section: Literal["context", "harness"] | None = None,
+    section: Section | None = None,
     keywords: list[str] | None = None,
 ) -> list[dict[str, Any]] | dict[str, Any]:
     """Find up to `top_k` active skills whose issue, insight or keywords match `query`, optionally

@@ -17,9 +17,9 @@ from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput
 from ace.roles.prompts import AGENT_INSTRUCTIONS
-from ace.roles.sample import Sample
 from ace.roles.skill_source import READ_SKILL_DESCRIPTION, READ_SKILL_TOOL, SkillSource, UnknownSkillError
 from ace.skillbook import Skill
+from ace.traces import Sample
 
 __all__ = ["Agent"]
 

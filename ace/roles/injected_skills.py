@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ace.skillbook import Skill, Skillbook, SkillbookView, render_prompt
+from ace.skillbook import SECTIONS, Skill, Skillbook, SkillbookView, render_prompt
 
 __all__ = ["InjectedSkills"]
-
-_SECTION_ORDER = ("context", "harness")
-
 
 @dataclass(frozen=True)
 class InjectedSkills:
@@ -35,6 +32,6 @@ class InjectedSkills:
 
 
 def _in_section_order(skills: Iterable[Skill]) -> list[Skill]:
-    rank = {section: index for index, section in enumerate(_SECTION_ORDER)}
+    rank = {section: index for index, section in enumerate(SECTIONS)}
     # sorted() is stable: within a section the caller's order is kept.
     return sorted(skills, key=lambda skill: rank[skill.section])

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+from ace.errors import UsageError
+
 __all__ = [
     "AGENT_INSTRUCTIONS",
     "RECURSIVE_REFLECTOR_INSTRUCTIONS",
@@ -174,7 +176,7 @@ def skill_manager_instructions(*, harmful_threshold: int) -> str:
     Raises ValueError when `harmful_threshold` is below 1.
     """
     if harmful_threshold < 1:
-        raise ValueError(f"harmful_threshold must be at least 1, got {harmful_threshold}")
+        raise UsageError(f"harmful_threshold must be at least 1, got {harmful_threshold}")
     rules = "\n".join(
         f"{number}. {rule.format(harmful_threshold=harmful_threshold)}"
         for number, rule in enumerate(SKILL_MANAGER_RULES.values(), start=1)

@@ -7,9 +7,9 @@ from typing import Any, Protocol, runtime_checkable
 
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput, ReflectorOutput, SkillManagerOutput
-from ace.roles.sample import Sample
 from ace.roles.skill_source import SkillSource
 from ace.skillbook import InsightSource, Skill, Skillbook
+from ace.traces import Sample
 
 __all__ = ["AgentLike", "ReflectorLike", "SkillManagerLike"]
 

@@ -23,9 +23,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ace.roles._trace_rendering import to_plain_data
 from ace.roles.outputs import ReflectorOutput
 from ace.skillbook import TraceRef
+from ace.traces.rendering import to_plain_data
 
 __all__ = ["MAX_TRACE_REFS", "TRACE_EXCERPT_CHARS", "trace_refs_for"]
 
@@ -35,7 +35,7 @@ TRACE_EXCERPT_CHARS = 200
 """An excerpt is cut to this many characters (with a trailing "...")."""
 
 _MIN_QUOTE_CHARS = 8
-_QUOTE = re.compile(r'"([^"\n]{%d,400})"|“([^”\n]{%d,400})”|`([^`\n]{%d,400})`' % ((_MIN_QUOTE_CHARS,) * 3))
+_QUOTE = re.compile(rf'"([^"\n]{{{_MIN_QUOTE_CHARS},400}})"|“([^”\n]{{{_MIN_QUOTE_CHARS},400}})”|`([^`\n]{{{_MIN_QUOTE_CHARS},400}})`')
 _CITED_INDEX = re.compile(r"\[(\d{1,6})\]")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REFLECTION_TEXT = ("reasoning", "error_identification", "root_cause_analysis", "correct_approach", "key_insight")

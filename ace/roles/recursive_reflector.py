@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import asyncio
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,10 +20,10 @@ from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._code_tool import default_sandbox, format_execution
 from ace.roles._reflection_common import Analysis, final_answer, render_task_inputs
 from ace.roles._skill_dicts import skill_detail, skill_summary
-from ace.roles._trace_rendering import render_trace, to_plain_data
 from ace.roles.outputs import ReflectorOutput
 from ace.roles.prompts import RECURSIVE_REFLECTOR_INSTRUCTIONS
 from ace.skillbook import Skill, Skillbook, SkillbookView
+from ace.traces.rendering import render_trace, to_plain_data
 
 __all__ = ["RRDeps", "RecursiveReflector"]
 
@@ -56,7 +56,8 @@ class RecursiveReflector:
 
     Each `reflect` call starts a fresh sandbox with the trace as variable `traces` (plain JSON
     data) plus `question`, `ground_truth`, `feedback` and `injected_skill_ids`. The model must run
-    code successfully at least once before it may submit: `finalize` is offered only then. When no real reflection results (budget
+    code successfully at least once before it may submit: `finalize` is offered only then. When no real
+    reflection results (budget
     exhausted, submission rejected until retries ran out, the model misbehaving), `reflect` returns
     `ReflectorOutput.failure(reason)` instead of inventing content; callers skip it.
     """

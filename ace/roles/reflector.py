@@ -10,12 +10,13 @@ from pydantic_ai import Agent as PydanticAgent
 from pydantic_ai.models import Model
 
 from ace import tracing
+from ace.errors import UsageError
 from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
 from ace.roles._reflection_common import Analysis, final_answer, render_task_inputs
-from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.roles.outputs import ReflectorOutput
 from ace.roles.prompts import REFLECTOR_INSTRUCTIONS
 from ace.skillbook import Skill
+from ace.traces.rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 
 __all__ = ["Reflector"]
 
@@ -54,7 +55,7 @@ class Reflector:
         Raises ValueError when `max_trace_chars` is not positive.
         """
         if max_trace_chars <= 0:
-            raise ValueError(f"max_trace_chars must be positive, got {max_trace_chars}")
+            raise UsageError(f"max_trace_chars must be positive, got {max_trace_chars}")
         self._max_trace_chars = max_trace_chars
         self.settings = settings or self.DEFAULT_SETTINGS
         """What every request carries (output cap, temperature, timeout)."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections import Counter
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -14,7 +14,7 @@ from pydantic_ai.models import Model
 
 from ace.agentic import AgenticConfig, BudgetExhausted, RecursiveAgent
 from ace.agentic.sandbox import Sandbox
-from ace.errors import AceError
+from ace.errors import AceError, UsageError
 from ace.models import RecoveryEvent, RequestSettings
 from ace.retrieval import Embedder
 from ace.roles._code_tool import LazySandbox, default_sandbox
@@ -84,7 +84,7 @@ class SkillManager:
         elif sandbox_eval is False:
             self._sandbox_factory = None
         else:
-            raise ValueError(f"sandbox_eval must be True, False or a sandbox factory; got {sandbox_eval!r}")
+            raise UsageError(f"sandbox_eval must be True, False or a sandbox factory; got {sandbox_eval!r}")
         tools = [*SM_TOOLS, SANDBOX_EVAL_TOOL] if self._sandbox_factory is not None else list(SM_TOOLS)
         self._agent: RecursiveAgent[SMDeps, str] = RecursiveAgent(
             model,

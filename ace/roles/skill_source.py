@@ -18,7 +18,7 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from ace.errors import AceError
+from ace.errors import AceError, UsageError
 from ace.retrieval.matching import SkillMatcher
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.injection import SKILL_INJECTIONS, SkillInjection
@@ -61,14 +61,14 @@ class SkillSource:
         for `matched` without a `matcher` (or a matcher with another policy, which would be ignored),
         and for a `match_limit` below 1."""
         if injection not in SKILL_INJECTIONS:
-            raise ValueError(f"injection must be one of {', '.join(SKILL_INJECTIONS)}; got {injection!r}")
+            raise UsageError(f"injection must be one of {', '.join(SKILL_INJECTIONS)}; got {injection!r}")
         if (injection == "matched") != (matcher is not None):
-            raise ValueError(
+            raise UsageError(
                 "a matcher is needed for injection='matched' and only for it; "
                 f"got injection={injection!r} with{'out' if matcher is None else ''} a matcher"
             )
         if isinstance(match_limit, bool) or not isinstance(match_limit, int) or match_limit < 1:
-            raise ValueError(f"match_limit must be an integer >= 1, got {match_limit!r}")
+            raise UsageError(f"match_limit must be an integer >= 1, got {match_limit!r}")
         self._skillbook = skillbook
         self._injection: SkillInjection = injection
         self._matcher = matcher
@@ -127,7 +127,7 @@ class SkillSource:
         for match in matches:
             skill = self._skillbook.get_skill(match.skill_id)
             if skill is None:
-                raise ValueError(
+                raise UsageError(
                     f"the matcher returned skill {match.skill_id!r}, which is not in this skillbook; "
                     "build the SkillMatcher on the skillbook the skills are injected from"
                 )

@@ -8,6 +8,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from ace.errors import UsageError
 from ace.models import ModelConfigurationError
 from ace.pipeline import Pipeline, SampleResult, StepEvent, StepHook, run_blocking
 from ace.roles import ReflectorLike, SkillManagerLike
@@ -89,47 +90,60 @@ class Runner:
         missing or refused credential): nothing can work until it is fixed, and a script must not
         end as if it had run."""
         if epochs < 1:
-            raise ValueError(f"epochs must be >= 1; got {epochs}")
+            raise UsageError(f"epochs must be >= 1; got {epochs}")
         pipeline = pipeline or self.pipeline
-        total = len(inputs)
         results: list[SampleResult] = []
-        names = [getattr(step, "name", type(step).__name__) for step in pipeline.steps]
-        boundary = names.index(pipeline.boundary_step) if pipeline.boundary_step else len(names)
-        last_foreground, last = names[boundary - 1], names[-1]
         hooks = [after_step] if callable(after_step) else list(after_step)
-        with tqdm(total=total * epochs, desc=pipeline.name, unit="sample", disable=not sys.stderr.isatty()) as bar:
-            counts = {"answered": 0, "failed": 0} if boundary < len(names) else {"failed": 0}
-
-            def show_progress(event: StepEvent) -> None:
-                if event.error is None and event.step == last_foreground and "answered" in counts:
-                    counts["answered"] += 1
-                if event.error is not None:
-                    counts["failed"] += 1
-                if event.error is not None or event.step == last:
-                    bar.update(1)
-                bar.set_postfix(counts, refresh=False)
-
+        with tqdm(total=len(inputs) * epochs, desc=pipeline.name, unit="sample", disable=not sys.stderr.isatty()) as bar:
+            progress = _Progress(bar, pipeline)
             for epoch in range(1, epochs + 1):
-                contexts = [
-                    make_context(item).replace(
-                        skillbook=self.skillbook.view(),
-                        epoch=epoch,
-                        total_epochs=epochs,
-                        sample_index=index,
-                        samples_per_epoch=total,
-                        global_sample_index=(epoch - 1) * total + index,
-                    )
-                    for index, item in enumerate(inputs)
-                ]
-                epoch_results = await pipeline.run_async(
-                    contexts, workers=workers, after_step=[show_progress, *hooks]
-                )
+                contexts = self._epoch_contexts(inputs, make_context, epoch=epoch, epochs=epochs)
+                epoch_results = await pipeline.run_async(contexts, workers=workers, after_step=[progress, *hooks])
                 await pipeline.wait_for_background_async()
                 _raise_if_misconfigured(epoch_results)
                 if on_epoch_end is not None:
                     on_epoch_end(epoch, epoch_results)
                 results.extend(epoch_results)
         return results
+
+    def _epoch_contexts(
+        self, inputs: Sequence[Any], make_context: Callable[[Any], ACEStepContext], *, epoch: int, epochs: int
+    ) -> list[ACEStepContext]:
+        """Each input's base context with the skillbook view and its place in the run filled in."""
+        total = len(inputs)
+        return [
+            make_context(item).replace(
+                skillbook=self.skillbook.view(),
+                epoch=epoch,
+                total_epochs=epochs,
+                sample_index=index,
+                samples_per_epoch=total,
+                global_sample_index=(epoch - 1) * total + index,
+            )
+            for index, item in enumerate(inputs)
+        ]
+
+
+class _Progress:
+    """The step hook that moves the terminal progress bar: one sample done when its last step
+    finished or a step failed; beside the bar, the samples past the foreground (`answered`, when
+    the pipeline has a background part) and those failed so far."""
+
+    def __init__(self, bar: tqdm[Any], pipeline: Pipeline) -> None:
+        names = [getattr(step, "name", type(step).__name__) for step in pipeline.steps]
+        boundary = names.index(pipeline.boundary_step) if pipeline.boundary_step else len(names)
+        self._bar = bar
+        self._last_foreground, self._last = names[boundary - 1], names[-1]
+        self._counts = {"answered": 0, "failed": 0} if boundary < len(names) else {"failed": 0}
+
+    def __call__(self, event: StepEvent) -> None:
+        if event.error is None and event.step == self._last_foreground and "answered" in self._counts:
+            self._counts["answered"] += 1
+        if event.error is not None:
+            self._counts["failed"] += 1
+        if event.error is not None or event.step == self._last:
+            self._bar.update(1)
+        self._bar.set_postfix(self._counts, refresh=False)
 
 
 def _raise_if_misconfigured(results: Sequence[SampleResult]) -> None:

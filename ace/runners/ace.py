@@ -7,6 +7,7 @@ from typing import Any
 
 from typing_extensions import Unpack
 
+from ace.errors import UsageError
 from ace.pipeline import Pipeline, SampleResult, StepHook, run_blocking
 from ace.retrieval.matching import SkillMatcher
 from ace.roles import AgentLike, ReflectorLike, SkillInjection, SkillManagerLike
@@ -54,7 +55,7 @@ class ACE(Runner):
         on another skillbook or a policy that does not fit the matcher."""
         skillbook = skillbook if skillbook is not None else Skillbook()
         if matcher is not None and not _follows(matcher, skillbook):
-            raise ValueError(
+            raise UsageError(
                 "the matcher follows another skillbook than the one being learned; build it as "
                 "SkillMatcher(skillbook) and pass that same skillbook to from_roles"
             )

@@ -1,5 +1,6 @@
 """What a request to the skills API may hold: the task text and its limits, the POST body, and
-422/413 answers that stay short and valid JSON whatever the client sent."""
+422 answers that stay short and valid JSON whatever the client sent (the body's size, deadline and
+memory budget: `_request_limits`)."""
 
 from __future__ import annotations
 
@@ -10,9 +11,9 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE
+from ace.serving import MAX_TASK_CHARS
 from ace.untrusted import UntrustedInputError, check_text, quote
 
 __all__ = [
@@ -21,14 +22,11 @@ __all__ = [
     "MAX_LIMIT",
     "MAX_TASK_CHARS",
     "NON_BLANK_PATTERN",
-    "BodySizeLimit",
     "MatchRequest",
     "TaskText",
     "short_validation_errors",
 ]
 
-MAX_TASK_CHARS = 500_000
-"""Longest task accepted, in characters (Unicode code points): ~0.6 s of matching on one core."""
 
 MAX_BODY_BYTES = 8 * 1024 * 1024
 """Largest request body read. A task of `MAX_TASK_CHARS` characters fits even when every character
@@ -119,48 +117,3 @@ def _message(error: dict[str, Any]) -> str:
         except UntrustedInputError as exc:
             return str(exc)
     return str(error.get("msg", ""))
-
-
-class BodySizeLimit:
-    """ASGI middleware: a request body over `max_bytes` is answered 413 without being read whole
-    (a declared Content-Length over the limit is refused before reading anything)."""
-
-    def __init__(self, app: ASGIApp, max_bytes: int = MAX_BODY_BYTES) -> None:
-        self.app = app
-        self.max_bytes = max_bytes
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        declared = dict(scope["headers"]).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(scope, receive, send, f"{int(declared):,} bytes declared")
-            return
-        # Read the body here, up to the limit, then replay it: FastAPI would read it whole first.
-        messages: list[Message] = []
-        size = 0
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            size += len(message.get("body", b""))
-            if size > self.max_bytes:
-                await self._refuse(scope, receive, send, f"more than {self.max_bytes:,} bytes sent")
-                return
-            if not message.get("more_body", False):
-                break
-
-        async def replay() -> Message:
-            return messages.pop(0) if messages else await receive()
-
-        await self.app(scope, replay, send)
-
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send, what: str) -> None:
-        message = (
-            f"request body too large ({what}); the limit is {self.max_bytes:,} bytes and a task "
-            f"at most {MAX_TASK_CHARS:,} characters"
-        )
-        await JSONResponse({"detail": message}, status_code=413, headers={"Connection": "close"})(scope, receive, send)
-

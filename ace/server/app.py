@@ -7,23 +7,26 @@
     GET  /docs, /redoc                     the API's documentation pages, served from local assets
     GET  /ui                               the skillbook UI (`ace.server.ui`, docs/ui.md)
 
-The file is re-read when it changes on disk (see `WatchedSkillbook`); no restart needed.
+The skillbook is followed (`ace.serving.follow`): a file is re-read when it changes on disk, a
+database followed through LISTEN/NOTIFY; no restart needed. The follower is closed on shutdown.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Annotated, Any, Literal
 
 from fastapi import FastAPI, HTTPException, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ace import __version__
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
+from ace.serving import FollowedSkillbook, closing_lifespan, follow, match_json
 from ace.untrusted import quote
 
 from ._inputs import (
@@ -31,16 +34,25 @@ from ._inputs import (
     MAX_BODY_BYTES,
     MAX_LIMIT,
     MAX_TASK_CHARS,
-    BodySizeLimit,
     MatchRequest,
     TaskText,
     short_validation_errors,
 )
-from ._watched import PgWatchedSkillbook, watch
+from ._request_limits import (
+    BODY_TIMEOUT_S,
+    LOOPBACK_HOSTS,
+    MAX_BUFFERED_BODY_BYTES,
+    BodyBudget,
+    BodyLimits,
+    allowed_host_patterns,
+)
 from .ui import UiOptions, mount_ui
 
 __all__ = [
+    "BODY_TIMEOUT_S",
+    "LOOPBACK_HOSTS",
     "MAX_BODY_BYTES",
+    "MAX_BUFFERED_BODY_BYTES",
     "MAX_LIMIT",
     "MAX_TASK_CHARS",
     "STALE_HEADER",
@@ -48,6 +60,7 @@ __all__ = [
     "MatchRequest",
     "SkillMatchOut",
     "SkillSummary",
+    "allowed_host_patterns",
     "create_app",
 ]
 
@@ -100,6 +113,9 @@ def create_app(
     reranker: Reranker | None = None,
     floor: float | None = None,
     ui: UiOptions | None = None,
+    allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
+    body_timeout_s: float = BODY_TIMEOUT_S,
+    max_buffered_body_bytes: int = MAX_BUFFERED_BODY_BYTES,
 ) -> FastAPI:
     """The API app for `skillbook_path`; loads the file and builds the match index before returning.
 
@@ -109,10 +125,16 @@ def create_app(
     skillbook (a writer that saves it after matching stores them), except for the UI's edits when
     `ui` allows them (`UiOptions`; default: a read-only UI without runs). Raises `FileNotFoundError` or `SkillbookError`
     (`SkillbookFormatError` for a malformed file) when the file cannot be loaded.
+
+    Requests are answered only when their Host is one of `allowed_hosts` (Starlette's
+    `TrustedHostMiddleware` patterns; default the loopback names, so a DNS-rebinding page cannot
+    read the skills; `["*"]` accepts any), and their bodies are held to `MAX_BODY_BYTES` (413),
+    `body_timeout_s` (408) and, all requests together, `max_buffered_body_bytes` (503;
+    `app.state.body_budget` counts the bytes held): see `ace.server._request_limits`.
     """
     from fastapi_offline import FastAPIOffline
 
-    watched = watch(
+    followed = follow(
         skillbook_path,
         lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
     )
@@ -121,40 +143,40 @@ def create_app(
         title="ace skills API",
         version=__version__,
         description="The active skills of a skillbook, and the few that apply to a task.",
+        lifespan=closing_lifespan(followed),
     )
-    app.state.watched = watched
+    app.state.followed = followed
     app.add_exception_handler(RequestValidationError, short_validation_errors)
-    app.add_middleware(BodySizeLimit, max_bytes=MAX_BODY_BYTES)
+    app.state.body_budget = BodyBudget(limit=max_buffered_body_bytes)
+    app.add_middleware(BodyLimits, max_bytes=MAX_BODY_BYTES, timeout_s=body_timeout_s, budget=app.state.body_budget)
 
     @app.middleware("http")
     async def mark_stale_state(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         response = await call_next(request)
-        if watched.stale is not None:
+        if followed.stale is not None:
             # Clients must be able to tell that they get the last good state, not the file as it is.
-            reason = watched.stale.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")
+            reason = followed.stale.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")
             response.headers[STALE_HEADER] = reason[:300]
         return response
 
-    display = watched.display if isinstance(watched, PgWatchedSkillbook) else str(skillbook_path)
-    mount_ui(app, watched, skillbook_path, display, ui or UiOptions())
+    mount_ui(app, followed, skillbook_path, followed.display, ui or UiOptions())
+    _add_skill_routes(app, followed)
+    _add_skill_route(app, followed)
+    # Added last, so outermost: a request to another Host is refused before its body is read.
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(allowed_hosts))
+    return app
+
+
+def _add_skill_routes(app: FastAPI, followed: FollowedSkillbook) -> None:
+    """`/memory/skills`: the catalog, a task's matches (GET and POST), one skill."""
 
     def match(task: str, limit: int) -> list[dict[str, Any]]:
-        watched.current()
+        followed.current()
         try:
-            matches = watched.matcher.match(task, limit=limit)
+            matches = followed.matcher.match(task, limit=limit)
         except (EmbeddingError, RerankError) as error:
             raise HTTPException(503, f"matching is unavailable: {error}") from error
-        return [
-            {
-                "id": m.skill_id,
-                "score": m.score,
-                "matched_on": m.matched_on,
-                "section": m.section,
-                "keywords": list(m.keywords),
-                "issue": m.issue,
-            }
-            for m in matches
-        ]
+        return [match_json(m) for m in matches]
 
     @app.get(
         "/memory/skills",
@@ -169,7 +191,7 @@ def create_app(
         ] = DEFAULT_LIMIT,
     ) -> Response | list[dict[str, Any]]:
         if task is None:
-            served = watched.current()
+            served = followed.current()
             return Response(served.catalog, media_type="application/json")
         return match(task, limit)
 
@@ -180,14 +202,21 @@ def create_app(
         responses={
             200: _OK,
             400: {"model": ErrorDetail, "description": "The body could not be read (e.g. it is not UTF-8)."},
+            408: {"model": ErrorDetail, "description": "The body did not arrive within the server's deadline "
+                  f"({BODY_TIMEOUT_S:g} s by default)."},
             413: {"model": ErrorDetail, "description": f"The body is over {MAX_BODY_BYTES:,} bytes."},
-            503: _UNAVAILABLE,
+            503: {"model": ErrorDetail, "description": "The embedder or the reranker failed, or the server holds "
+                  "its limit of request bodies (retry after the Retry-After seconds); the reason."},
         },
         description=f"Same answer as `GET /memory/skills?task=&limit=`. The task is at most "
         f"{MAX_TASK_CHARS:,} characters (422 above); a body over {MAX_BODY_BYTES:,} bytes is refused with 413.",
     )
     def match_skills(request: MatchRequest) -> list[dict[str, Any]]:
         return match(request.task, request.limit)
+
+
+def _add_skill_route(app: FastAPI, followed: FollowedSkillbook) -> None:
+    """`GET /memory/skills/{id}`: one active skill."""
 
     @app.get(
         "/memory/skills/{skill_id}",
@@ -198,9 +227,7 @@ def create_app(
         },
     )
     def get_skill(skill_id: str) -> dict[str, Any]:
-        skill = watched.current().skillbook.get_skill(skill_id)
+        skill = followed.current().skillbook.get_skill(skill_id)
         if skill is None or not skill.active:
             raise HTTPException(404, f"no active skill with id {quote(skill_id)}; GET /memory/skills lists them")
         return skill.to_dict()
-
-    return app

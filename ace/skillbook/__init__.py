@@ -14,17 +14,38 @@ from typing import TYPE_CHECKING
 from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from ace.skillbook._errors import SkillNotFoundError, SkillbookError, SkillbookFormatError
+    from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillbookStorageError, SkillNotFoundError
     from ace.skillbook._journal import MutationJournal
     from ace.skillbook._operations import UpdateBatch, UpdateOperation
-    from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, ManualOrigin, OperationType, Relation, TraceRef, manual_source
+    from ace.skillbook._provenance import (
+        DEDUP_SOURCE_SYSTEM,
+        InsightSource,
+        ManualOrigin,
+        OperationType,
+        Relation,
+        TraceRef,
+        manual_source,
+    )
     from ace.skillbook._reports import render_markdown, render_prompt
-    from ace.skillbook._storage import embedding_sidecar_path
-    from ace.skillbook._skill import MAX_KEYWORD_LENGTH, Section, Skill, VALID_SECTIONS, normalize_keywords, skill_id_order
+    from ace.skillbook._skill import (
+        COUNTERS,
+        MAX_KEYWORD_LENGTH,
+        SECTIONS,
+        TAG_OUTCOMES,
+        VALID_SECTIONS,
+        Section,
+        Skill,
+        TagDelta,
+        match_text,
+        normalize_keywords,
+        skill_id_order,
+    )
     from ace.skillbook._skillbook import Skillbook
     from ace.skillbook._view import SkillbookView
+    from ace.skillbook.storage import embedding_sidecar_path
 
 __all__ = [
+    "COUNTERS",
     "DEDUP_SOURCE_SYSTEM",
     "InsightSource",
     "MAX_KEYWORD_LENGTH",
@@ -32,19 +53,24 @@ __all__ = [
     "MutationJournal",
     "OperationType",
     "Relation",
+    "SECTIONS",
     "Section",
     "Skill",
     "SkillNotFoundError",
     "Skillbook",
     "SkillbookError",
     "SkillbookFormatError",
+    "SkillbookStorageError",
     "SkillbookView",
+    "TAG_OUTCOMES",
+    "TagDelta",
     "TraceRef",
     "UpdateBatch",
     "UpdateOperation",
     "VALID_SECTIONS",
     "embedding_sidecar_path",
     "manual_source",
+    "match_text",
     "normalize_keywords",
     "render_markdown",
     "render_prompt",
@@ -52,6 +78,10 @@ __all__ = [
 ]
 
 _EXPORTS: dict[str, str] = {
+    "COUNTERS": "ace.skillbook._skill",
+    "SECTIONS": "ace.skillbook._skill",
+    "TAG_OUTCOMES": "ace.skillbook._skill",
+    "TagDelta": "ace.skillbook._skill",
     "DEDUP_SOURCE_SYSTEM": "ace.skillbook._provenance",
     "InsightSource": "ace.skillbook._provenance",
     "MAX_KEYWORD_LENGTH": "ace.skillbook._skill",
@@ -65,13 +95,15 @@ _EXPORTS: dict[str, str] = {
     "Skillbook": "ace.skillbook._skillbook",
     "SkillbookError": "ace.skillbook._errors",
     "SkillbookFormatError": "ace.skillbook._errors",
+    "SkillbookStorageError": "ace.skillbook._errors",
     "SkillbookView": "ace.skillbook._view",
     "TraceRef": "ace.skillbook._provenance",
     "UpdateBatch": "ace.skillbook._operations",
     "UpdateOperation": "ace.skillbook._operations",
     "VALID_SECTIONS": "ace.skillbook._skill",
-    "embedding_sidecar_path": "ace.skillbook._storage",
+    "embedding_sidecar_path": "ace.skillbook.storage",
     "manual_source": "ace.skillbook._provenance",
+    "match_text": "ace.skillbook._skill",
     "normalize_keywords": "ace.skillbook._skill",
     "render_markdown": "ace.skillbook._reports",
     "render_prompt": "ace.skillbook._reports",

@@ -4,15 +4,13 @@ value quoted short (`ace.untrusted.quote`) however large it is."""
 
 from __future__ import annotations
 
-import os
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from ace.skillbook._errors import SkillbookError
 from ace.untrusted import UntrustedInputError, check_text, quote
 
-__all__ = ["MAX_INTEGER", "integer", "optional_text", "read_limited", "required_text", "text", "timestamp"]
+__all__ = ["MAX_INTEGER", "integer", "optional_text", "required_text", "text", "timestamp"]
 
 MAX_INTEGER = 2**63 - 1
 """Counters, epochs, steps and indices fit a signed 64-bit integer (what other JSON readers keep)."""
@@ -61,16 +59,3 @@ def timestamp(value: Any, field: str) -> str:
     except ValueError:
         raise SkillbookError(f"{field} must be an ISO-8601 timestamp, got {quote(value)}") from None
     return stamp
-
-
-def read_limited(path: Path, limit: int) -> bytes:
-    """The bytes of `path`, or its first `limit + 1` bytes when it is longer (the caller refuses
-    those). Memory follows the file's actual size, never `limit`."""
-    with open(path, "rb") as handle:
-        parts = [handle.read(min(os.fstat(handle.fileno()).st_size, limit) + 1)]
-        total = len(parts[0])
-        # The file may have grown since fstat: read on, in chunks, up to the limit.
-        while total <= limit and (chunk := handle.read(min(1 << 20, limit + 1 - total))):
-            parts.append(chunk)
-            total += len(chunk)
-    return parts[0] if len(parts) == 1 else b"".join(parts)

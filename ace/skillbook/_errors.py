@@ -1,11 +1,11 @@
-"""The errors raised by the skillbook: invalid input, unreadable files, unknown skill ids."""
+"""The errors raised by the skillbook: invalid input, unreadable files, unknown skill ids, storage."""
 
 from __future__ import annotations
 
 from ace.errors import AceError
 from ace.untrusted import quote
 
-__all__ = ["SkillbookError", "SkillbookFormatError", "SkillNotFoundError"]
+__all__ = ["SkillbookError", "SkillbookFormatError", "SkillbookStorageError", "SkillNotFoundError"]
 
 
 class SkillbookError(AceError, ValueError):
@@ -41,3 +41,13 @@ class SkillNotFoundError(SkillbookError, KeyError):
 
     def __str__(self) -> str:
         return f"no skill with id {quote(self.skill_id)}"
+
+
+class SkillbookStorageError(SkillbookError):
+    """The skillbook's database could not be reached or refused the operation (connection refused,
+    authentication failed, the `postgres` extra missing, a schema newer than this code).
+
+    The message is one line naming the database (never its password) and the cause; check the URL
+    and that the server is up, then retry. Raised by the PostgreSQL backend only; a file backend
+    raises `OSError` as before.
+    """

@@ -11,18 +11,19 @@ deleted, and its section's id counter wound back when no other skill was added a
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
-from ace.skillbook._skill import EMBEDDING_FIELDS, Skill
+from ace.skillbook._skill import COUNTERS, EMBEDDING_FIELDS, Skill, id_number
+from ace.skillbook._state import SkillbookChanges
 
 if TYPE_CHECKING:
     from ace.skillbook._skillbook import Skillbook
 
 __all__ = ["MutationJournal"]
 
-_COUNTERS = ("used_count", "helpful_count", "harmful_count", "neutral_count")
 _FIELDS = ("section", "keywords", "issue", "insight", "active", "updated_at")
 
 
@@ -57,10 +58,10 @@ class MutationJournal:
         applied or recorded.
         """
         skillbook = self._skillbook
-        with skillbook._lock:
+        with skillbook.exclusive():
             before = skillbook.get_skill(operation.skill_id) if operation.type != "ADD" and operation.skill_id else None
             section = operation.section if operation.type == "ADD" else None
-            last_number = skillbook._last_numbers[section] if section in skillbook._last_numbers else 0
+            last_number = skillbook.snapshot().last_numbers.get(section, 0) if section is not None else 0
             [after] = skillbook.apply_update(UpdateBatch(reasoning="", operations=(operation,)))
             self._entries.append(_Entry(before, after, last_number))
         if operation.type == "ADD":
@@ -73,20 +74,28 @@ class MutationJournal:
         deleted. The journal is empty afterwards."""
         skillbook = self._skillbook
         touched: list[str] = []
-        with skillbook._lock:
+        with skillbook.exclusive():
             for entry in reversed(self._entries):
                 skill_id = entry.after.id
-                current = skillbook._skills.get(skill_id)
+                current = skillbook.get_skill(skill_id)
                 if current is None:  # purged by someone else meanwhile: nothing left to restore
                     continue
                 if entry.before is None:
-                    skillbook._remove_added(current, entry.last_number)
+                    skillbook.apply_changes(_unadded(current, entry.last_number, skillbook.snapshot().last_numbers))
                 else:
-                    skillbook._put_back(_undone(current, entry))
+                    skillbook.apply_changes(SkillbookChanges(skills=(_undone(current, entry),)))
                 touched.append(skill_id)
             self._entries.clear()
             self.operations.clear()
         return touched
+
+
+def _unadded(skill: Skill, last_number: int, last_numbers: Mapping[str, int]) -> SkillbookChanges:
+    """Undo an ADD: delete `skill`, and wind its section's id counter back to `last_number` when
+    no skill was added after it."""
+    if last_numbers.get(skill.section) != id_number(skill.id):
+        return SkillbookChanges(purged=(skill.id,))
+    return SkillbookChanges(purged=(skill.id,), last_numbers={**last_numbers, skill.section: last_number})
 
 
 def _undone(current: Skill, entry: _Entry) -> Skill:
@@ -96,7 +105,7 @@ def _undone(current: Skill, entry: _Entry) -> Skill:
     if current is after:
         return before
     changes: dict[str, Any] = {name: getattr(before, name) for name in _FIELDS if getattr(current, name) == getattr(after, name)}
-    for name in _COUNTERS:
+    for name in COUNTERS:
         changes[name] = getattr(current, name) - (getattr(after, name) - getattr(before, name))
     added = after.occurrences[len(before.occurrences):]
     changes["occurrences"] = tuple(o for o in current.occurrences if not any(o is a for a in added))

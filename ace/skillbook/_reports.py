@@ -90,10 +90,7 @@ def render_markdown(skills: Sequence[Skill], *, title: str = "Skillbook") -> str
             lines.append(f"- **Issue:** {skill.issue}")
             if skill.insight is not None:
                 lines.append(f"- **Insight:** {skill.insight}")
-            lines.append(
-                f"- **Counters:** used {skill.used_count}, helpful {skill.helpful_count}, "
-                f"harmful {skill.harmful_count}, neutral {skill.neutral_count}"
-            )
+            lines.append(f"- **Counters:** {skill.counters_text()}")
             traces = sorted({source.trace_uid for source in skill.occurrences})
             lines.append(f"- **Sources:** {len(traces)} trace(s) in {len(skill.occurrences)} record(s)"
                          f"{': ' + ', '.join(traces) if traces else ''}")

@@ -6,7 +6,8 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ace.skillbook._checks import MAX_INTEGER, integer, required_text, text, timestamp
@@ -18,15 +19,20 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
+    "COUNTERS",
     "EMBEDDING_FIELDS",
     "EmbeddingKind",
     "MAX_EMBEDDING_DIMENSION",
     "MAX_ID_DIGITS",
     "MAX_KEYWORD_LENGTH",
+    "SECTIONS",
     "Section",
     "Skill",
+    "TAG_OUTCOMES",
+    "TagDelta",
     "VALID_SECTIONS",
     "as_embedding",
+    "id_number",
     "match_text",
     "normalize_keywords",
     "skill_id_order",
@@ -34,8 +40,16 @@ __all__ = [
 ]
 
 Section = Literal["context", "harness"]
-VALID_SECTIONS: frozenset[str] = frozenset(get_args(Section))
 """The two sections: `context` (learnings the agent applies) and `harness` (runtime issues)."""
+SECTIONS: tuple[Section, ...] = get_args(Section)
+"""The sections in skillbook order (the order skills are listed and rendered)."""
+VALID_SECTIONS: frozenset[str] = frozenset(SECTIONS)
+"""The sections as a set, for membership tests."""
+
+TagDelta = Literal[-1, 0, 1]
+"""An effectiveness observation: +1 helpful, -1 harmful, 0 neutral."""
+TAG_OUTCOMES: Mapping[int, str] = MappingProxyType({1: "helpful", -1: "harmful", 0: "neutral"})
+"""The outcome each `TagDelta` records; a tag bumps the skill's counter `<outcome>_count`."""
 
 EmbeddingKind = Literal["search", "match"]
 """The two vectors a skill can carry: `search` embeds `embedding_text()` (issue + insight + keywords:
@@ -54,6 +68,7 @@ MAX_ID_DIGITS = 12
 """Digits of a skill id's number (`context-` + 5 to 12 ASCII digits), so numbers stay small ints."""
 
 _KEYWORD_SEPARATORS = re.compile(r"[\s\-]+")
+_ID_NUMBER = re.compile(r"-([0-9]+)$", re.ASCII)
 _ID_PATTERNS = {
     section: re.compile(rf"{section}-[0-9]{{5,{MAX_ID_DIGITS}}}", re.ASCII) for section in sorted(VALID_SECTIONS)
 }
@@ -61,7 +76,15 @@ _ID_PATTERNS = {
 
 def utc_now() -> str:
     """The current time as an ISO-8601 UTC timestamp (the format of `created_at`/`updated_at`)."""
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
+
+
+def id_number(skill_id: str) -> int:
+    """The numeric part of `context-00042` (42)."""
+    match = _ID_NUMBER.search(skill_id)
+    if match is None:
+        raise SkillbookError(f"skill id {quote(skill_id)} does not end in a number")
+    return int(match.group(1))
 
 
 def skill_id_order(skill_id: str) -> tuple[str, int]:
@@ -136,9 +159,6 @@ def as_embedding(vector: Any, what: str) -> np.ndarray:
     return array
 
 
-_COUNTERS = ("used_count", "helpful_count", "harmful_count", "neutral_count")
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Skill:
     """One learned skill: an issue (when it applies), an insight (what to do), keywords, provenance.
@@ -204,7 +224,7 @@ class Skill:
         object.__setattr__(self, "occurrences", tuple(self.occurrences))
         if not isinstance(self.active, bool):
             raise SkillbookError(f"active must be true or false, got {quote(self.active)}")
-        for name in _COUNTERS:
+        for name in COUNTERS:
             integer(getattr(self, name), name, minimum=0, maximum=MAX_INTEGER)
         if self.embedding is not None:
             object.__setattr__(self, "embedding", as_embedding(self.embedding, repr(self.id)))
@@ -245,6 +265,14 @@ class Skill:
         primary = self.primary_trace_uid
         return "primary" if primary is None or primary == trace_uid else "supporting"
 
+    def counters(self) -> dict[str, int]:
+        """Every counter by field name (`used_count`, `helpful_count`, ...), in `COUNTERS` order."""
+        return {name: getattr(self, name) for name in COUNTERS}
+
+    def counters_text(self) -> str:
+        """The counters for people: `used 3, helpful 2, harmful 0, neutral 1`."""
+        return ", ".join(f"{name.removesuffix('_count')} {value}" for name, value in self.counters().items())
+
     def replace(self, **changes: Any) -> Skill:
         """A validated copy with `changes` applied."""
         return dataclasses.replace(self, **changes)
@@ -259,10 +287,7 @@ class Skill:
             "insight": self.insight,
             "occurrences": [source.to_dict() for source in self.occurrences],
             "active": self.active,
-            "used_count": self.used_count,
-            "helpful_count": self.helpful_count,
-            "harmful_count": self.harmful_count,
-            "neutral_count": self.neutral_count,
+            **self.counters(),
             "created_at": self.created_at,
             "updated_at": self.updated_at,
         }
@@ -289,6 +314,11 @@ class Skill:
             raise SkillbookError(f"occurrences must be a list, got {quote(raw_sources)}")
         return cls(**data, occurrences=tuple(InsightSource.from_dict(s) for s in raw_sources))
 
+
+COUNTERS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Skill) if f.name.endswith("_count"))
+"""The Skill's counter fields in field order: `used_count`, then one `<outcome>_count` per
+`TAG_OUTCOMES` value. Everything that stores, copies or shows counters reads this list, so a new
+counter is one new field."""
 
 # `embedding` stays accepted for older files that stored it inline; match vectors only live in the sidecar.
 _SKILL_FIELDS = frozenset(f.name for f in dataclasses.fields(Skill)) - {"match_embedding"}

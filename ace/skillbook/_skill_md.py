@@ -12,7 +12,7 @@ import re
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -68,10 +68,13 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
     """The safe loader, refusing a key given twice (PyYAML would silently keep the last)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        keys = [self.construct_object(key, deep=True) for key, _ in node.value]
-        for index, key in enumerate(keys):
-            if isinstance(key, str) and key in keys[:index]:
-                raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", node.start_mark)
+        seen: set[str] = set()  # a set: one pass, whatever the number of keys
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            if isinstance(key, str):
+                if key in seen:
+                    raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", node.start_mark)
+                seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 _FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
@@ -209,9 +212,9 @@ def _ours(front: Mapping[str, Any], metadata: Mapping[str, str], insight: str | 
         issue = front["description"].strip().removesuffix(_when_sentence(keywords)).strip()
     if section == "harness" and insight == HARNESS_PLACEHOLDER:
         insight = None
+    checked_section = cast(Section, section)  # checked against VALID_SECTIONS above
     return ParsedSkillMd(
-        name=front["name"], issue=issue, keywords=keywords, insight=insight,
-        section=section, skill_id=skill_id,  # type: ignore[arg-type]  # checked against VALID_SECTIONS above
+        name=front["name"], issue=issue, keywords=keywords, insight=insight, section=checked_section, skill_id=skill_id,
     )
 
 

@@ -2,69 +2,37 @@
 
 from __future__ import annotations
 
-import copy
 import json
-import math
-import os
-import threading
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from os import PathLike
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ace import tracing
-from ace.atomic_write import write_atomic
-from ace.skillbook._changelog import ChangeLog
-from ace.skillbook._checks import read_limited, required_text, text
-from ace.skillbook._errors import SkillbookError, SkillbookFormatError, SkillNotFoundError
+from ace.skillbook._checks import required_text
+from ace.skillbook._errors import SkillbookError, SkillbookFormatError
 from ace.skillbook._journal import MutationJournal
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
 from ace.skillbook._provenance import InsightSource, OperationType, manual_source
-from ace.skillbook._reports import render_prompt, skill_stats, source_map, source_summary
 from ace.skillbook._skill import (
     EMBEDDING_FIELDS,
+    TAG_OUTCOMES,
     VALID_SECTIONS,
-    EmbeddingKind,
+    Section,
     Skill,
-    as_embedding,
-    skill_id_order,
+    id_number,
     utc_now,
 )
-from ace.skillbook._storage import (
-    MAX_SKILLBOOK_BYTES,
-    StoredSkillbook,
-    decode_skillbook,
-    embedding_sidecar_path,
-    encode_skillbook,
-    id_number,
-)
-from ace.skillbook._store import is_database_url
+from ace.skillbook._skillbook_base import SkillbookBase, with_embedding
 from ace.skillbook._view import SkillbookView
+from ace.skillbook.storage import open_store, state_from_json, state_to_json
 from ace.untrusted import quote
 
 if TYPE_CHECKING:
-    import numpy as np
-
-    from ace.skillbook._sidecar import StoredEmbeddings
+    pass
 
 __all__ = ["Skillbook"]
-
-_TAG_COUNTERS = {1: "helpful_count", -1: "harmful_count", 0: "neutral_count"}
-_TAG_NAMES = {1: "helpful", -1: "harmful", 0: "neutral"}
-
-
-def _pair_key(skill_id_a: str, skill_id_b: str) -> str:
-    return ",".join(sorted((skill_id_a, skill_id_b)))
-
-
-def _with_embedding(skill: Skill, embedding: np.ndarray | None, kind: EmbeddingKind = "search") -> Skill:
-    """`skill` with another vector of `kind`; skips re-validation (the rest of the skill is unchanged
-    and `embedding` is already a validated read-only vector or None)."""
-    updated = copy.copy(skill)
-    object.__setattr__(updated, EMBEDDING_FIELDS[kind], embedding)
-    return updated
 
 
 def _stamped(source: InsightSource | None, operation: OperationType) -> InsightSource:
@@ -77,7 +45,7 @@ def _stamped(source: InsightSource | None, operation: OperationType) -> InsightS
     return source.replace(operation_type=operation)
 
 
-class Skillbook:
+class Skillbook(SkillbookBase):
     """A store of skills: validated mutations, id-ordered reads, versioning, JSON+npz persistence.
 
     Thread-safe: every mutation and read runs under one re-entrant lock. Skills are immutable
@@ -86,119 +54,9 @@ class Skillbook:
     index which ids to refresh.
     """
 
-    def __init__(self) -> None:
-        self._lock = threading.RLock()
-        self._save_lock = threading.Lock()
-        self._skills: dict[str, Skill] = {}
-        self._order: list[str] | None = None
-        """Skill ids in id order; rebuilt after an add, purge or load."""
-        self._last_numbers: dict[str, int] = dict.fromkeys(sorted(VALID_SECTIONS), 0)
-        self._embedding_model: str | None = None
-        self._match_embedding_model: str | None = None
-        self._similarity_decisions: dict[str, Any] = {}
-        self._log = ChangeLog()
-
-    def __repr__(self) -> str:
-        return f"Skillbook(skills={len(self)}, version={self.version})"
-
-    # -- reads ---------------------------------------------------------------------------------
-
-    def __len__(self) -> int:
-        """The number of skills, inactive ones included."""
-        return len(self._skills)
-
-    def __contains__(self, skill_id: object) -> bool:
-        return skill_id in self._skills
-
-    def get_skill(self, skill_id: str) -> Skill | None:
-        """The skill with this id (active or not), or None."""
-        return self._skills.get(skill_id)
-
-    def skills(self, include_inactive: bool = False) -> list[Skill]:
-        """Skills in id order (context before harness, then by number); only active ones by default."""
-        with self._lock:
-            if self._order is None:
-                self._order = sorted(self._skills, key=skill_id_order)
-            ordered = [self._skills[skill_id] for skill_id in self._order]
-        return ordered if include_inactive else [s for s in ordered if s.active]
-
-    def as_prompt(self) -> str:
-        """Active skills rendered as Markdown grouped by section ("" when there are none)."""
-        return render_prompt(self.skills())
-
-    def stats(self) -> dict[str, Any]:
-        """`{"sections", "skills" (all), "active_skills", "by_section": {section: active}}`."""
-        return skill_stats(self.skills(include_inactive=True))
-
-    def source_map(self) -> dict[str, list[dict[str, Any]]]:
-        """`{skill_id: [occurrence dicts]}` for every skill, inactive ones included."""
-        return source_map(self.skills(include_inactive=True))
-
-    def source_summary(self) -> dict[str, Any]:
-        """Occurrence counts by epoch, source_system, trace_uid, operation_type; skills with/without."""
-        return source_summary(self.skills(include_inactive=True))
-
     def view(self) -> SkillbookView:
         """A live read-only view of this skillbook (it has no mutating methods)."""
         return SkillbookView(self)
-
-    @property
-    def version(self) -> int:
-        """Monotonic counter bumped by every mutation (including set_embeddings and load)."""
-        with self._lock:
-            return self._log.version
-
-    def changed_ids_since(self, version: int, *, content_only: bool = False) -> frozenset[str] | None:
-        """Ids of skills created, changed or deleted after `version`; None when the bounded change
-        log no longer reaches back that far, or `version` is newer than this skillbook's (it was
-        read from another one): rebuild everything.
-
-        With `content_only`, only changes to issue, insight, keywords, existence or the active flag
-        count (not counters, occurrences or embeddings).
-        """
-        with self._lock:
-            return self._log.changed_since(version, content_only=content_only)
-
-    def has_keep_decision(self, skill_id_a: str, skill_id_b: str) -> bool:
-        """Whether the pair was decided KEEP (two distinct skills) by an earlier deduplication."""
-        with self._lock:
-            record = self._similarity_decisions.get(_pair_key(skill_id_a, skill_id_b))
-            return isinstance(record, Mapping) and record.get("decision") == "KEEP"
-
-    def record_keep_decision(self, skill_id_a: str, skill_id_b: str, *, reasoning: str, similarity: float) -> None:
-        """Remember that the two skills are distinct, so deduplication does not propose them again.
-
-        Stored in `similarity_decisions` (the ace-framework 0.13 layout: key "idA,idB"). Raises
-        `SkillNotFoundError` for an unknown id.
-        """
-        with self._lock:
-            self._require(skill_id_a)
-            self._require(skill_id_b)
-            text(reasoning, "reasoning")
-            finite = isinstance(similarity, (int, float)) and not isinstance(similarity, bool) and math.isfinite(similarity)
-            if not finite:
-                raise SkillbookError(f"similarity must be a finite number, got {quote(similarity)}")
-            self._similarity_decisions[_pair_key(skill_id_a, skill_id_b)] = {
-                "decision": "KEEP",
-                "reasoning": reasoning,
-                "decided_at": utc_now(),
-                "similarity_at_decision": float(similarity),
-            }
-            # No skill changed, but the saved document did: bump the version like every mutation.
-            self._log.record((), content=False)
-
-    @property
-    def embedding_model(self) -> str | None:
-        """Name of the embedder that made the stored search vectors (`Skill.embedding`), or None when
-        none are stored."""
-        return self._embedding_model
-
-    @property
-    def match_embedding_model(self) -> str | None:
-        """Name of the embedder that made the stored match vectors (`Skill.match_embedding`), or None
-        when none are stored. Each kind has its own: a search embedder and a matcher embedder can
-        differ without clearing each other's vectors."""
-        return self._match_embedding_model
 
     # -- mutations -----------------------------------------------------------------------------
 
@@ -249,7 +107,7 @@ class Skillbook:
             if content_changed:
                 for kind in EMBEDDING_FIELDS:
                     if new.embedding_input(kind) != old.embedding_input(kind):
-                        new = _with_embedding(new, None, kind)
+                        new = with_embedding(new, None, kind)
             return self._store(new, content=content_changed)
 
     def tag_skill(self, skill_id: str, delta: int, *, insight_source: InsightSource | None = None) -> Skill:
@@ -258,11 +116,11 @@ class Skillbook:
         Raises `SkillNotFoundError` for an unknown id and `SkillbookError` for another delta.
         """
         with tracing.memory_span("update_memory", "TAG", **_record(skill_id, insight_source),
-                                 **{"ace.tag": _TAG_NAMES.get(delta) if isinstance(delta, int) else None}), self._lock:
-            if isinstance(delta, bool) or not isinstance(delta, int) or delta not in _TAG_COUNTERS:
+                                 **{"ace.tag": TAG_OUTCOMES.get(delta) if isinstance(delta, int) else None}), self._lock:
+            if isinstance(delta, bool) or not isinstance(delta, int) or delta not in TAG_OUTCOMES:
                 raise SkillbookError(f"delta must be -1, 0 or 1, got {quote(delta)}")
             old = self._require(skill_id)
-            counter = _TAG_COUNTERS[delta]
+            counter = f"{TAG_OUTCOMES[delta]}_count"
             new = old.replace(**{counter: getattr(old, counter) + 1}, **self._trail(old, insight_source, "TAG"))
             return self._store(new, content=False)
 
@@ -333,72 +191,6 @@ class Skillbook:
         with tracing.memory_span("delete_memory", "PURGE", **_record(skill_id, None)), self._lock:
             return self._purge(self._require(skill_id))
 
-    def set_embeddings(
-        self,
-        vectors: Mapping[str, Any],
-        *,
-        model: str,
-        computed_at_version: int | None = None,
-        kind: EmbeddingKind = "search",
-    ) -> frozenset[str]:
-        """Store vectors (1-d, converted to read-only float32) of one `kind` made by embedder `model`.
-
-        `kind="search"` (default) sets `Skill.embedding` (a vector of `embedding_text()`);
-        `kind="match"` sets `Skill.match_embedding` (a vector of `match_text()`). Each kind has its
-        own model and dimension and is never mixed with the other. Not a content change:
-        `updated_at` stays. When `model` differs from the kind's model (`embedding_model` or
-        `match_embedding_model`), every other skill's vector of that kind is cleared first (vector
-        spaces are never mixed). Pass the `version` you read the texts at as `computed_at_version`:
-        vectors of skills whose content changed since are skipped (they would be stale), and so are
-        skills deleted since. Returns the ids stored. Raises `SkillNotFoundError` for an unknown id;
-        `SkillbookError` for an unknown kind, a bad vector or a dimension that differs from the
-        others of that kind.
-        """
-        with tracing.span("skillbook.set_embeddings", model=model, count=len(vectors), kind=kind), self._lock:
-            if kind not in EMBEDDING_FIELDS:
-                raise SkillbookError(f"kind must be one of {sorted(EMBEDDING_FIELDS)}, got {quote(kind)}")
-            if not isinstance(model, str) or not model.strip():
-                raise SkillbookError(f"model must name the embedder, got {quote(model)}")
-            text(model, "model")
-            attribute = EMBEDDING_FIELDS[kind]
-            stale = None
-            if computed_at_version is not None:
-                stale = self._log.changed_since(computed_at_version, content_only=True)
-            for skill_id in vectors:
-                # A skill purged after the texts were read is stale, not a caller mistake.
-                deleted_since = computed_at_version is not None and (stale is None or skill_id in stale)
-                if skill_id not in self._skills and not deleted_since:
-                    raise SkillNotFoundError(skill_id)
-            what = "" if kind == "search" else " (match)"
-            arrays = {
-                skill_id: as_embedding(vector, f"{skill_id!r}{what}")
-                for skill_id, vector in vectors.items()
-                if skill_id in self._skills
-            }
-            if computed_at_version is not None:
-                arrays = {k: v for k, v in arrays.items() if stale is not None and k not in stale}
-            same_model = model == (self._match_embedding_model if kind == "match" else self._embedding_model)
-            kept = [getattr(s, attribute) for s in self._skills.values() if same_model and getattr(s, attribute) is not None]
-            dims = {v.shape[0] for v in arrays.values()} | {v.shape[0] for v in kept[:1]}
-            if len(dims) > 1:
-                raise SkillbookError(
-                    f"{kind} embeddings of model {quote(model)} must all have one dimension, got {sorted(dims)[:5]}"
-                )
-            changed = set(arrays)
-            if not same_model:
-                for skill in list(self._skills.values()):
-                    if getattr(skill, attribute) is not None and skill.id not in arrays:
-                        self._skills[skill.id] = _with_embedding(skill, None, kind)
-                        changed.add(skill.id)
-            for skill_id, array in arrays.items():
-                self._skills[skill_id] = _with_embedding(self._skills[skill_id], array, kind)
-            if kind == "match":
-                self._match_embedding_model = model
-            else:
-                self._embedding_model = model
-            self._log.record(changed, content=False)
-            return frozenset(arrays)
-
     def apply_update(self, batch: UpdateBatch) -> list[Skill]:
         """Replay an audit log: apply its operations in order, all or nothing; returns the skills the
         operations produced. An ADD re-creates the skill under its recorded `skill_id` (when given).
@@ -420,27 +212,11 @@ class Skillbook:
         undoes those mutations as a unit, keeping other writers' changes (see `MutationJournal`)."""
         return MutationJournal(self)
 
-    def _remove_added(self, skill: Skill, last_number: int) -> None:
-        """Undo an ADD: delete `skill`, and wind its section's id counter back to `last_number`
-        when no skill was added after it."""
-        del self._skills[skill.id]
-        self._order = None
-        if self._last_numbers[skill.section] == id_number(skill.id):
-            self._last_numbers[skill.section] = last_number
-        self._log.record((skill.id,), content=True)
-
-    def _put_back(self, skill: Skill) -> None:
-        """Replace the stored skill of the same id with `skill` (an undone mutation)."""
-        self._skills[skill.id] = skill
-        self._log.record((skill.id,), content=True)
-
     # -- persistence ---------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON document `save_to_file` writes (schema v2, no embeddings)."""
-        with self._lock:
-            data = encode_skillbook(self.skills(include_inactive=True), self._last_numbers, self._similarity_decisions)
-        return json.loads(data)
+        return json.loads(state_to_json(self.snapshot()))
 
     @classmethod
     def from_dict(cls, payload: Mapping[str, Any]) -> Skillbook:
@@ -450,34 +226,21 @@ class Skillbook:
         except (TypeError, ValueError) as exc:  # not JSON-serialisable, circular, lone surrogate
             raise SkillbookFormatError(f"<dict>: not a JSON document ({quote(str(exc))})") from None
         skillbook = cls()
-        skillbook._restore(decode_skillbook(data, "<dict>"), None, "<dict>")
+        skillbook.restore(state_from_json(data, "<dict>"))
         return skillbook
 
     def save_to_file(self, path: str | PathLike[str]) -> None:
-        """Write `path` (JSON, schema v2) and `<stem>.embeddings.npz` beside it, each atomically.
+        """Write the skillbook to `path`: a JSON file (schema v2) with `<stem>.embeddings.npz`
+        beside it, each written atomically, or a `postgresql://` URL, in one transaction (see
+        `ace.skillbook.storage`).
 
         Concurrent saves are safe: every file is always some save's complete output; the last
         rename wins. Use `Skillbook.locked(path)` for read-modify-write across processes. A symlink
-        is followed: the real file is replaced and its sidecar sits beside it.
-
-        A `postgresql://` URL (see `ace.skillbook._store`) is written in one transaction instead.
+        at `path` is followed: the real file is replaced and its sidecar sits beside it. A sidecar
+        that is itself a symlink is refused (`SymlinkRefusedError`, an `OSError`; nothing written).
         """
-        if is_database_url(path):
-            from ace.skillbook import _pg_store
-
-            return _pg_store.save(self, str(path))
-        path = Path(os.path.realpath(path))
-        with tracing.span("skillbook.save", path=str(path)) as span, self._save_lock:
-            with self._lock:
-                skills = self.skills(include_inactive=True)
-                model, match_model = self._embedding_model, self._match_embedding_model
-                document = encode_skillbook(skills, self._last_numbers, self._similarity_decisions)
-            span.set_attribute("skills", len(skills))
-            path.parent.mkdir(parents=True, exist_ok=True)
-            from ace.skillbook._sidecar import write_embeddings  # numpy: loaded by the first save
-
-            write_atomic(embedding_sidecar_path(path), lambda handle: write_embeddings(handle, skills, model, match_model))
-            write_atomic(path, lambda handle: handle.write(document))
+        with self._save_lock:
+            open_store(path).save(self.snapshot())
 
     @classmethod
     def load_from_file(cls, path: str | PathLike[str], *, vectors: bool = True) -> Skillbook:
@@ -495,23 +258,9 @@ class Skillbook:
         A `postgresql://` URL is read from the database in one consistent snapshot, vectors
         included whatever `vectors` says (`SkillbookStorageError` when it cannot be reached).
         """
-        if is_database_url(path):
-            from ace.skillbook import _pg_store
-
-            return _pg_store.load(cls, str(path))
-        path = Path(os.path.realpath(path))
-        with tracing.span("skillbook.load", path=str(path)) as span:
-            stored = decode_skillbook(read_limited(path, MAX_SKILLBOOK_BYTES), str(path))
-            embeddings = None
-            sidecar = embedding_sidecar_path(path)
-            if vectors and sidecar.exists():
-                from ace.skillbook._sidecar import read_embeddings  # numpy: only when there are vectors
-
-                embeddings = read_embeddings(sidecar, len(stored.skills))
-            skillbook = cls()
-            skillbook._restore(stored, embeddings, str(path))
-            span.set_attribute("skills", len(skillbook))
-            return skillbook
+        skillbook = cls()
+        skillbook.restore(open_store(path).load(vectors=vectors))
+        return skillbook
 
     @classmethod
     @contextmanager
@@ -527,39 +276,18 @@ class Skillbook:
         row lock (`SELECT ... FOR UPDATE`); only the changed rows are written, and other processes
         following the skillbook are notified on commit.
         """
-        if is_database_url(path):
-            from ace.skillbook import _pg_store
-
-            with _pg_store.locked(cls, str(path), timeout=timeout) as skillbook:
-                yield skillbook
-            return
-        import filelock  # here: it costs tens of milliseconds, and only writers need it
-
-        path = Path(os.path.realpath(path))
-        with filelock.FileLock(f"{path}.lock", timeout=timeout):
-            skillbook = cls.load_from_file(path) if path.exists() else cls()
+        with open_store(path).locked(timeout=timeout) as held:
+            skillbook = cls()
+            skillbook.restore(held.state)
             yield skillbook
-            skillbook.save_to_file(path)
+            held.save(skillbook.snapshot())
 
     # -- internals -----------------------------------------------------------------------------
-
-    def _require(self, skill_id: str) -> Skill:
-        skill = self._skills.get(skill_id)
-        if skill is None:
-            raise SkillNotFoundError(skill_id)
-        return skill
 
     def _trail(self, skill: Skill, source: InsightSource | None, operation: OperationType) -> dict[str, Any]:
         """The fields every mutation moves: updated_at, and one more occurrence (a manual `api` one
         when no source is given)."""
         return {"updated_at": utc_now(), "occurrences": (*skill.occurrences, _stamped(source, operation))}
-
-    def _store(self, skill: Skill, *, content: bool) -> Skill:
-        if skill.id not in self._skills:
-            self._order = None
-        self._skills[skill.id] = skill
-        self._log.record((skill.id,), content=content)
-        return skill
 
     def _add(
         self,
@@ -588,18 +316,14 @@ class Skillbook:
                 f"{self._last_numbers[section]}); ids are never reused, so this ADD cannot be replayed here"
             )
         now = utc_now()
+        # Skill validates both (keywords are normalised from any iterable of strings into a tuple).
+        checked_section, raw_keywords = cast(Section, section), cast(tuple[str, ...], keywords)
         skill = Skill(
-            id=skill_id, section=section, keywords=keywords, issue=issue, insight=insight,  # type: ignore[arg-type]
+            id=skill_id, section=checked_section, keywords=raw_keywords, issue=issue, insight=insight,
             occurrences=(_stamped(source, "ADD"),), created_at=now, updated_at=now,
         )
         self._last_numbers[section] = max(self._last_numbers[section], id_number(skill_id))
         return self._store(skill, content=True)
-
-    def _purge(self, skill: Skill) -> Skill:
-        del self._skills[skill.id]
-        self._order = None
-        self._log.record((skill.id,), content=True)
-        return skill
 
     def _apply(self, op: UpdateOperation) -> Skill:
         if op.type == "ADD":
@@ -610,28 +334,8 @@ class Skillbook:
                 op.skill_id, issue=op.issue, keywords=op.keywords, insight=op.insight, insight_source=op.insight_source
             )
         if op.type == "TAG":
-            return self.tag_skill(op.skill_id, op.delta, insight_source=op.insight_source)  # type: ignore[arg-type]
+            return self.tag_skill(op.skill_id, cast(int, op.delta), insight_source=op.insight_source)
         return self.remove_skill(op.skill_id, op.reason or "", insight_source=op.insight_source)
-
-    def _restore(self, stored: StoredSkillbook, embeddings: StoredEmbeddings | None, source: str) -> None:
-        """Fill an empty skillbook from decoded files."""
-        skills = {skill.id: skill for skill in stored.skills}
-        models: dict[EmbeddingKind, str | None] = {"search": None, "match": None}
-        if embeddings is not None or any(
-            skill.embedding is not None or skill.match_embedding is not None for skill in skills.values()
-        ):
-            from ace.skillbook._sidecar import attach_vectors
-
-            models = attach_vectors(skills, embeddings, source)
-        with self._lock:
-            self._skills = skills
-            self._last_numbers = dict(stored.last_numbers)
-            self._similarity_decisions = dict(stored.similarity_decisions)
-            self._embedding_model = models["search"]
-            self._match_embedding_model = models["match"]
-            self._order = None
-            self._log.record(skills, content=True)
-
 
 
 def _source_uid(source: InsightSource | None) -> dict[str, Any]:

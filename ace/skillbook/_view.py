@@ -30,6 +30,12 @@ class SkillbookView:
         """Whether this view reads from `skillbook` (without handing out the writable object)."""
         return self._skillbook is skillbook
 
+    def vector_cache(self) -> Skillbook:
+        """The Skillbook this view reads, for one purpose: storing vectors through it
+        (`set_embeddings`), which are a cache rather than content - retrieval keeps its indexes'
+        vectors there so the next start is cheap. Code that must not change skills never calls it."""
+        return self._skillbook
+
     def __len__(self) -> int:
         """The number of skills, inactive ones included."""
         return len(self._skillbook)

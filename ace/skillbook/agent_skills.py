@@ -8,19 +8,22 @@ per file, what it added, what it skipped as already present and what failed.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
-from ace.atomic_write import write_text_atomic
-from ace.skillbook._checks import read_limited
+from ace.atomic_write import SymlinkRefusedError, write_atomic_at
 from ace.skillbook._errors import SkillbookError
 from ace.skillbook._operations import UpdateBatch, UpdateOperation
 from ace.skillbook._provenance import InsightSource
 from ace.skillbook._skill import Section, Skill, skill_id_order
 from ace.skillbook._skill_md import ParsedSkillMd, SkillMdError, name_for, parse_skill_md, render_skill_md
 from ace.skillbook._skillbook import Skillbook
-from ace.untrusted import quote
+from ace.untrusted import NotRegularFileError, quote, read_limited
 
 __all__ = [
     "MAX_SKILL_MD_BYTES",
@@ -71,49 +74,111 @@ def export_agent_skills(skillbook: Skillbook, out_dir: str | os.PathLike[str]) -
     """Write every active skill of `skillbook` to `out_dir/<name>/SKILL.md` (each file atomically).
 
     An existing `out_dir` is updated in place: our folders are rewritten when their content
-    changed, our folders of skills no longer exported are removed, and any other folder is left
-    alone. Raises `SkillMdError` before writing anything when `out_dir` is a file or a folder
-    that is not ours already has the name of a skill; `OSError` when the file system refuses.
+    changed, our folders of skills no longer exported are removed, and any other entry is left
+    alone. Nothing inside `out_dir` is reached through a symlink: every folder and file is opened
+    relative to its parent's descriptor with `O_NOFOLLOW`, so a link planted there can never make
+    the export write or delete outside `out_dir` (`out_dir` itself may be a link the user made).
+    Raises `SkillMdError` before writing anything when `out_dir` is a file, or an entry the export
+    would write is a symlink or is not a folder exported by ace; `OSError` when the file system
+    refuses (`SymlinkRefusedError` when a link is swapped in while the export runs).
     """
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise SkillMdError(f"{out}: not a folder")
     files = {name_for(skill): render_skill_md(skill) for skill in skillbook.skills()}
-    existing = _our_folders(out)
-    for name in files:
-        if (out / name).exists() and name not in existing:
-            raise SkillMdError(
-                f"{out / name}: exists and is not a skill exported by ace; move it away or export elsewhere"
-            )
-    written, unchanged = [], []
-    for name, text in files.items():
-        target = out / name / SKILL_MD
-        if name in existing and target.read_bytes() == text.encode("utf-8"):
-            unchanged.append(name)
-            continue
-        write_text_atomic(target, text)
-        written.append(name)
-    removed = sorted(existing.keys() - files.keys())
-    for name in removed:
-        (out / name / SKILL_MD).unlink()
-        if not any((out / name).iterdir()):
-            (out / name).rmdir()
+    out.mkdir(parents=True, exist_ok=True)
+    root = os.open(out, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        existing = _our_folders(root, out)
+        for name in files:
+            entry = _lstat_at(root, name)
+            if entry is not None and stat.S_ISLNK(entry.st_mode):
+                raise SkillMdError(
+                    f"{out / name}: a symbolic link, which export-skills never writes through; remove "
+                    "it or export elsewhere"
+                )
+            if entry is not None and name not in existing:
+                raise SkillMdError(
+                    f"{out / name}: exists and is not a skill exported by ace; move it away or export elsewhere"
+                )
+        written, unchanged = [], []
+        for name, text in files.items():
+            data = text.encode("utf-8")
+            if name in existing and existing[name] == data:
+                unchanged.append(name)
+                continue
+            if name not in existing:
+                os.mkdir(name, dir_fd=root)
+            folder = _open_folder_at(root, name, out / name)
+            try:
+                write_atomic_at(folder, SKILL_MD, _writing(data), shown=out / name / SKILL_MD)
+            finally:
+                os.close(folder)
+            written.append(name)
+        removed = sorted(existing.keys() - files.keys())
+        for name in removed:
+            folder = _open_folder_at(root, name, out / name)
+            try:
+                os.unlink(SKILL_MD, dir_fd=folder)
+                empty = not os.listdir(folder)
+            finally:
+                os.close(folder)
+            if empty:
+                os.rmdir(name, dir_fd=root)
+    finally:
+        os.close(root)
     return ExportReport(tuple(written), tuple(unchanged), tuple(removed))
 
 
-def _our_folders(out: Path) -> dict[str, ParsedSkillMd]:
-    """Folders of `out` holding a SKILL.md exported by ace (front matter with `metadata.ace-skill-id`)."""
-    if not out.is_dir():
-        return {}
+def _our_folders(root: int, out: Path) -> dict[str, bytes]:
+    """The SKILL.md bytes of each folder of `root` (the open `out`) exported by ace (front matter
+    with `metadata.ace-skill-id`). Symlinks, and folders whose SKILL.md is not a regular file, are
+    never ours."""
     ours = {}
-    for folder in sorted(out.iterdir()):
+    for name in sorted(os.listdir(root)):
         try:
-            parsed = _read(folder / SKILL_MD, folder.name)
+            folder = _open_folder_at(root, name, out / name)
+        except OSError:
+            continue  # a file, a symlink, a folder we may not open: not ours
+        try:
+            data = _read_at(folder, SKILL_MD, out / name / SKILL_MD)
+            parsed = _parse(data, out / name / SKILL_MD, name)
         except (SkillbookError, OSError):
             continue
+        finally:
+            os.close(folder)
         if parsed.skill_id is not None:
-            ours[folder.name] = parsed
+            ours[name] = data
     return ours
+
+
+def _lstat_at(directory: int, name: str) -> os.stat_result | None:
+    try:
+        return os.stat(name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+
+
+def _open_folder_at(directory: int, name: str, shown: Path) -> int:
+    """A descriptor of the folder `name` of `directory`; `SymlinkRefusedError` when it is a link."""
+    try:
+        return os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=directory)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or stat.S_ISLNK(getattr(_lstat_at(directory, name), "st_mode", 0)):
+            raise SymlinkRefusedError(shown) from None
+        raise
+
+
+def _read_at(directory: int, name: str, shown: Path) -> bytes:
+    """The first `MAX_SKILL_MD_BYTES + 1` bytes of the regular file `name` of `directory`, opened
+    without following a link and without blocking on a FIFO."""
+    descriptor = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY, dir_fd=directory)
+    with os.fdopen(descriptor, "rb") as handle:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise NotRegularFileError(shown, mode)
+        os.set_blocking(descriptor, True)
+        return handle.read(MAX_SKILL_MD_BYTES + 1)
 
 
 def import_agent_skills(
@@ -161,7 +226,10 @@ def import_agent_skills(
 
 
 def _read(path: Path, folder_name: str) -> ParsedSkillMd:
-    data = read_limited(path, MAX_SKILL_MD_BYTES)
+    return _parse(read_limited(path, MAX_SKILL_MD_BYTES), path, folder_name)
+
+
+def _parse(data: bytes, path: Path, folder_name: str) -> ParsedSkillMd:
     if len(data) > MAX_SKILL_MD_BYTES:
         raise SkillMdError(f"{path}: larger than {MAX_SKILL_MD_BYTES} bytes")
     try:
@@ -190,3 +258,8 @@ def _add(skillbook: Skillbook, path: Path, skill_md: ParsedSkillMd, default_sect
         except SkillbookError:
             pass
     return skillbook.add_skill(section, skill_md.issue, skill_md.keywords, skill_md.insight, insight_source=source)
+
+
+def _writing(data: bytes) -> Callable[[IO[bytes]], object]:
+    """What `write_atomic_at` calls to fill the new file with `data`."""
+    return lambda handle: handle.write(data)

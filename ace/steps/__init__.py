@@ -11,11 +11,18 @@ from ace.steps.context import ACEStepContext, Sample
 from ace.steps.deduplicate import DeduplicateStep
 from ace.steps.evaluate import EnvironmentResult, EvaluateStep, TaskEnvironment
 from ace.steps.export_markdown import ExportMarkdownStep
-from ace.steps.load_traces import LoadTracesStep, TraceFileError, TraceLocation, load_trace_file, trace_locations
+from ace.steps.load_traces import LoadTracesStep
 from ace.steps.reflect import ReflectStep
 from ace.steps.tail import TailOptions, learning_tail
-from ace.steps.trace_identity import TraceIdentity, infer_trace_identity
 from ace.steps.update import UpdateStep, insight_source_for
+from ace.traces import (
+    TraceFileError,
+    TraceIdentity,
+    TraceLocation,
+    infer_trace_identity,
+    load_trace_file,
+    trace_locations,
+)
 
 __all__ = [
     "ACEStepContext",

@@ -6,6 +6,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ace.errors import UsageError
+
 __all__ = ["EveryN"]
 
 
@@ -15,7 +17,7 @@ class EveryN:
     def __init__(self, interval: int, what: str) -> None:
         """Raises ValueError naming `what` (e.g. "checkpoint interval") when `interval` < 1."""
         if interval < 1:
-            raise ValueError(f"{what} must be >= 1; got {interval}")
+            raise UsageError(f"{what} must be >= 1; got {interval}")
         self._interval = interval
         self._count = 0
         self._lock = threading.Lock()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ace.errors import UsageError
 from ace.retrieval.matching import SkillMatcher
 from ace.roles import AgentLike, SkillInjection, SkillSource
 from ace.skillbook import Skillbook
@@ -57,7 +58,7 @@ class AgentStep:
         handed_out = set(source.used_skill_ids)
         claimed = [skill_id for skill_id in output.injected_skill_ids if skill_id not in handed_out]
         if claimed:
-            raise ValueError(
+            raise UsageError(
                 f"the agent reported skills {claimed} as injected, but its SkillSource never handed them "
                 f"out (it handed out {sorted(handed_out) or 'none'}); report source.used_skill_ids"
             )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 from ace import tracing
 from ace.skillbook import Skillbook
 from ace.steps._every import EveryN

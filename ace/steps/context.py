@@ -7,9 +7,9 @@ from typing import Any
 
 from ace import tracing
 from ace.pipeline import StepContext
-from ace.roles import AgentOutput, ReflectorOutput, Sample, SkillManagerOutput
+from ace.roles import AgentOutput, ReflectorOutput, SkillManagerOutput
 from ace.skillbook import SkillbookView
-from ace.steps.trace_identity import infer_trace_identity
+from ace.traces import Sample, infer_trace_identity
 
 __all__ = ["ACEStepContext", "Sample"]
 

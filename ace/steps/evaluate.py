@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
+from ace.errors import UsageError
 from ace.roles import AgentOutput
 from ace.steps.context import ACEStepContext, Sample
 
@@ -72,6 +73,6 @@ class EvaluateStep:
             trace["id"] = sample.id
         clashes = sorted(set(output.trace_fields) & set(trace))
         if clashes:
-            raise ValueError(f"the agent's trace_fields {clashes} clash with the trace's own fields; rename them")
+            raise UsageError(f"the agent's trace_fields {clashes} clash with the trace's own fields; rename them")
         trace.update(output.trace_fields)
         return ctx.replace(trace=trace)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from ace.errors import UsageError
 from ace.roles import ReflectorLike
-from ace.steps._trace_fields import trace_feedback, trace_ground_truth, trace_question
 from ace.steps.context import ACEStepContext
+from ace.traces.fields import trace_feedback, trace_ground_truth, trace_question
 
 __all__ = ["DEFAULT_REFLECT_WORKERS", "ReflectStep"]
 
@@ -32,7 +33,7 @@ class ReflectStep:
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
         if ctx.injected_skill_ids and ctx.skillbook is None:
             # Without the view the reflector would be told that no skill was injected, which is false.
-            raise ValueError(
+            raise UsageError(
                 f"ReflectStep: skills {list(ctx.injected_skill_ids)} were injected but the context carries "
                 "no skillbook view to read them from; set ctx.skillbook (the runners do)"
             )
@@ -41,8 +42,8 @@ class ReflectStep:
             injected = [s for s in map(ctx.skillbook.get_skill, ctx.injected_skill_ids) if s is not None]
         reflection = await self._reflector.reflect(
             trace=ctx.trace,
-            question=trace_question(ctx),
-            ground_truth=trace_ground_truth(ctx),
+            question=trace_question(ctx.sample, ctx.trace),
+            ground_truth=trace_ground_truth(ctx.sample, ctx.trace),
             feedback=trace_feedback(ctx.trace),
             injected_skills=injected,
         )

@@ -5,9 +5,9 @@ from __future__ import annotations
 from ace.roles import SkillManagerLike
 from ace.roles.provenance import trace_refs_for
 from ace.skillbook import InsightSource, Skillbook
-from ace.steps._trace_fields import trace_feedback, trace_question
 from ace.steps.context import ACEStepContext, Sample
-from ace.steps.trace_identity import infer_trace_identity
+from ace.traces import infer_trace_identity
+from ace.traces.fields import trace_feedback, trace_question
 
 __all__ = ["UpdateStep", "insight_source_for"]
 
@@ -25,7 +25,7 @@ def insight_source_for(ctx: ACEStepContext) -> InsightSource:
         source_system=identity.source_system,
         trace_id=identity.trace_id,
         display_name=identity.display_name,
-        sample_question=trace_question(ctx) or None,
+        sample_question=trace_question(ctx.sample, ctx.trace) or None,
         epoch=ctx.epoch,
         step=ctx.sample_index,
         error_identification=usable.error_identification if usable else None,
@@ -56,7 +56,7 @@ class UpdateStep:
             skillbook=self._skillbook,
             source=insight_source_for(ctx),
             injected_skill_ids=ctx.injected_skill_ids,
-            question_context=trace_question(ctx),
+            question_context=trace_question(ctx.sample, ctx.trace),
             progress=f"epoch {ctx.epoch}/{ctx.total_epochs}, sample {ctx.sample_index + 1}/{ctx.samples_per_epoch}",
             outcome=trace_feedback(ctx.trace) or "",
         )

@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from ace_eval.bench.names import ARMS, Arm, FEEDBACK_MODES, FeedbackMode
     from ace_eval.bench.config import BenchConfig
     from ace_eval.bench.conventions import conventions
     from ace_eval.bench.environment import GradingEnvironment
     from ace_eval.bench.items import BenchItem
+    from ace_eval.bench.names import ARMS, FEEDBACK_MODES, Arm, FeedbackMode
     from ace_eval.bench.preflight import BenchInputError
     from ace_eval.bench.report import write_reports
     from ace_eval.bench.runner import BenchReport, run_bench, run_bench_async

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 
+from ace.errors import UsageError
 from ace.skillbook import Skillbook
 from ace_eval.bench.names import ARMS, LEARNING_ARMS, Arm
 from ace_eval.bench.task_set import RuleSkill
@@ -82,9 +83,9 @@ def icl_block(
     experiences: Sequence[Experience], budget: int, *, counter: Callable[[str], int] = count_tokens
 ) -> IclBlock:
     """The experiences, in order, under a header, stopping before the first that would take the
-    block past `budget` tokens. Raises ValueError for a budget below 1."""
+    block past `budget` tokens. Raises UsageError for a budget below 1."""
     if budget < 1:
-        raise ValueError(f"the icl token budget must be at least 1, got {budget}")
+        raise UsageError(f"the icl token budget must be at least 1, got {budget}")
     parts = [_ICL_HEADER]
     text, included = "", 0
     for experience in experiences:

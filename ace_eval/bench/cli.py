@@ -22,23 +22,18 @@ if TYPE_CHECKING:
 
 __all__ = ["register"]
 
-HELP = "measure learning: arms none / learned / all / icl / oracle on the same test items, paired"
 _FLAG_ROLES = ("agent", "reflector", "skill-manager")
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `bench` command with its `conventions` and `tasks` families."""
-    parser = subparsers.add_parser(
-        "bench",
-        help=HELP,
-        description=(
-            "Learn a skillbook on a task family's training items with the ACE loop, then score the arms "
-            "none (nothing), learned (matched learned skills), all (every learned skill), icl (the training "
-            "experience pasted in the prompt) and oracle (the true rules written by hand) on the same test "
-            "items, with paired differences. With no model options every role runs on offline scripted "
-            "models: that checks the plumbing in seconds, but measures nothing about learning. "
-            "Exit 0: no failure; 1: an input line, learning sample or answer failed; 2: bad input."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the `bench` command's parser: its description and the `conventions` and `tasks` families."""
+    parser.description = (
+        "Learn a skillbook on a task family's training items with the ACE loop, then score the arms "
+        "none (nothing), learned (matched learned skills), all (every learned skill), icl (the training "
+        "experience pasted in the prompt) and oracle (the true rules written by hand) on the same test "
+        "items, with paired differences. With no model options every role runs on offline scripted "
+        "models: that checks the plumbing in seconds, but measures nothing about learning. "
+        "Exit 0: no failure; 1: an input line, learning sample or answer failed; 2: bad input."
     )
     families = parser.add_subparsers(dest="family", metavar="FAMILY", required=True)
     conventions = families.add_parser(

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from ace.models import RequestSettings
-from ace.roles import Agent, Reflector, RecursiveReflector, SkillManager
+from ace.roles import Agent, RecursiveReflector, Reflector, SkillManager
 from ace_eval.bench.names import ARMS, LEARNING_ARMS, Arm, FeedbackMode
 from ace_eval.role_models import OFFLINE_MODELS, SCRIPTED, ModelServer, layered_settings
 

@@ -29,6 +29,7 @@ import random
 from collections.abc import Callable
 from types import MappingProxyType
 
+from ace.errors import UsageError
 from ace_eval.bench.items import BenchItem, Split
 from ace_eval.bench.task_set import RuleSkill, TaskSet
 
@@ -174,10 +175,10 @@ def conventions(
 ) -> TaskSet:
     """The family's items for `seed`: per rule `train_per_rule` train and `test_per_rule` test
     items, and `train_controls` / `test_controls` control items cycling through the control kinds.
-    Raises ValueError for a negative count."""
+    Raises UsageError for a negative count."""
     counts = (train_per_rule, test_per_rule, train_controls, test_controls)
     if any(count < 0 for count in counts):
-        raise ValueError(f"item counts must be >= 0, got {counts}")
+        raise UsageError(f"item counts must be >= 0, got {counts}")
     rng = random.Random(f"ace-bench-conventions:{seed}")
     seen: set[str] = set()
     control_kinds = list(CONTROL_KINDS.items())
@@ -208,7 +209,7 @@ def _draw(generator: Callable[[random.Random], Generated], rng: random.Random, s
         if question not in seen:
             seen.add(question)
             return question, expected
-    raise ValueError(f"could not draw another distinct {kind} question; ask for fewer items")
+    raise UsageError(f"could not draw another distinct {kind} question; ask for fewer items")
 
 
 def _interleaved(groups: list[list[BenchItem]]) -> list[BenchItem]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ace.errors import UsageError
 from ace.roles import AgentOutput, Sample
 from ace.steps import EnvironmentResult
 from ace_eval.bench.items import BenchItem
@@ -53,9 +54,9 @@ class GradingEnvironment:
     `metrics` is `{"correct": 1.0}` or `{"correct": 0.0}`."""
 
     def __init__(self, mode: FeedbackMode) -> None:
-        """Raises ValueError for an unknown feedback mode."""
+        """Raises UsageError for an unknown feedback mode."""
         if mode not in FEEDBACK_MODES:
-            raise ValueError(f"feedback must be one of {', '.join(FEEDBACK_MODES)}; got {mode!r}")
+            raise UsageError(f"feedback must be one of {', '.join(FEEDBACK_MODES)}; got {mode!r}")
         self.mode: FeedbackMode = mode
         """The feedback mode."""
 

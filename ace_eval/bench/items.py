@@ -16,6 +16,8 @@ import re
 import unicodedata
 from typing import Literal, get_args
 
+from ace.errors import UsageError
+
 __all__ = ["GRADINGS", "SPLITS", "BenchItem", "Grading", "Split", "normalise_answer"]
 
 Split = Literal["train", "test"]
@@ -36,7 +38,7 @@ _WHITESPACE = re.compile(r"\s+")
 class BenchItem:
     """One task: a question, the answer that counts as right, and what it is there to measure.
 
-    Raises ValueError for an empty id, question or expected answer, an unknown split or grading,
+    Raises UsageError for an empty id, question or expected answer, an unknown split or grading,
     and an item that is both a control and under a rule.
     """
 
@@ -58,13 +60,13 @@ class BenchItem:
     def __post_init__(self) -> None:
         for name in ("id", "question", "expected"):
             if not getattr(self, name).strip():
-                raise ValueError(f"{name} must be a non-empty string")
+                raise UsageError(f"{name} must be a non-empty string")
         if self.split not in SPLITS:
-            raise ValueError(f"split must be one of {', '.join(SPLITS)}; got {self.split!r}")
+            raise UsageError(f"split must be one of {', '.join(SPLITS)}; got {self.split!r}")
         if self.grading not in GRADINGS:
-            raise ValueError(f"grading must be one of {', '.join(GRADINGS)}; got {self.grading!r}")
+            raise UsageError(f"grading must be one of {', '.join(GRADINGS)}; got {self.grading!r}")
         if self.control and self.rule is not None:
-            raise ValueError(f"a control item is one no rule touches, but it names rule {self.rule!r}; drop one of them")
+            raise UsageError(f"a control item is one no rule touches, but it names rule {self.rule!r}; drop one of them")
 
     @property
     def kind(self) -> str:

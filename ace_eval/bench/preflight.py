@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from ace.errors import AceError
+from ace.errors import UsageError
 from ace_eval.bench.arms import ARMS, LEARNING_ARMS
 from ace_eval.bench.config import BENCH_ROLES, BenchConfig
 from ace_eval.bench.environment import FEEDBACK_MODES
@@ -19,7 +19,7 @@ from ace_eval.role_models import check_role_models
 __all__ = ["BenchInputError", "check_run"]
 
 
-class BenchInputError(AceError, ValueError):
+class BenchInputError(UsageError):
     """A setting or an input of `ace-eval bench` is wrong; found before any model is called. The
     message names the problem and the fix."""
 

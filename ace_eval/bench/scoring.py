@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ace.errors import UsageError
 from ace_eval.bench.items import BenchItem
 from ace_eval.stats import bootstrap_ci, mcnemar_exact_p
 
@@ -103,7 +104,7 @@ def arm_score(
     arm: str, outcomes: Sequence[ItemOutcome], items: Mapping[str, BenchItem], *, seed: int = 0,
     n_bootstrap: int = 2000,
 ) -> ArmScore:
-    """Score `outcomes` (every pair of one arm). Raises ValueError for no outcome or an unknown item."""
+    """Score `outcomes` (every pair of one arm). Raises UsageError for no outcome or an unknown item."""
     rates = _item_rates(outcomes, items)
     kinds: dict[str, list[float]] = defaultdict(list)
     for item_id, rate in rates.items():
@@ -130,11 +131,11 @@ def paired_difference(
     seed: int = 0,
     n_bootstrap: int = 2000,
 ) -> PairedDifference:
-    """Compare two arms pair by pair. Raises ValueError when they do not cover the same pairs."""
+    """Compare two arms pair by pair. Raises UsageError when they do not cover the same pairs."""
     ours, theirs = _by_pair(outcomes), _by_pair(baseline_outcomes)
     if set(ours) != set(theirs):
         only = sorted(set(ours) ^ set(theirs))[:5]
-        raise ValueError(f"{arm} and {baseline} were not run on the same items and trials (e.g. {only})")
+        raise UsageError(f"{arm} and {baseline} were not run on the same items and trials (e.g. {only})")
     mine, base = _item_rates(outcomes, items), _item_rates(baseline_outcomes, items)
     order = list(mine)
     fixed = [key for key in ours if ours[key].correct and not theirs[key].correct]
@@ -156,17 +157,17 @@ def paired_difference(
 def _by_pair(outcomes: Sequence[ItemOutcome]) -> dict[tuple[str, int], ItemOutcome]:
     pairs = {(outcome.item_id, outcome.trial): outcome for outcome in outcomes}
     if len(pairs) != len(outcomes):
-        raise ValueError("an arm answered some (item, trial) more than once")
+        raise UsageError("an arm answered some (item, trial) more than once")
     return pairs
 
 
 def _item_rates(outcomes: Sequence[ItemOutcome], items: Mapping[str, BenchItem]) -> dict[str, float]:
     """Share of right trials per item, in first-seen item order."""
     if not outcomes:
-        raise ValueError("an arm has no outcome to score")
+        raise UsageError("an arm has no outcome to score")
     trials: dict[str, list[bool]] = {}
     for outcome in outcomes:
         if outcome.item_id not in items:
-            raise ValueError(f"outcome of unknown item {outcome.item_id!r}")
+            raise UsageError(f"outcome of unknown item {outcome.item_id!r}")
         trials.setdefault(outcome.item_id, []).append(outcome.correct)
     return {item_id: sum(right) / len(right) for item_id, right in trials.items()}

@@ -18,7 +18,7 @@ import re
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from ace_eval.scripted_messages import between, first_user_prompt, line_after, tool_returns
+from ace_eval.scripted.messages import between, first_user_prompt, line_after, tool_returns
 
 __all__ = ["scripted_agent", "scripted_reflector", "scripted_skill_manager"]
 

@@ -14,6 +14,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from ace.errors import AceError
 from ace.untrusted import UntrustedInputError, parse_json, quote
 from ace_eval.bench.items import BenchItem
 
@@ -26,7 +27,7 @@ _REQUIRED = ("id", "split", "question", "expected")
 _OPTIONAL = ("rule", "control", "grading")
 
 
-class TaskFileError(ValueError):
+class TaskFileError(AceError, ValueError):
     """The task file cannot be read at all (missing, a folder, not UTF-8 text)."""
 
 

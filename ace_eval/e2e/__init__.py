@@ -13,10 +13,18 @@ from ace.lazy_exports import lazy_getattr
 if TYPE_CHECKING:
     from ace_eval.e2e.config import ROLES, E2EConfig, Role
     from ace_eval.e2e.outcomes import SampleOutcome
-    from ace_eval.e2e.paired import PairedComparison, TaskChange, TrialOutcome, format_paired, paired_comparison, paired_to_dict
+    from ace_eval.e2e.paired import (
+        PairedComparison,
+        TaskChange,
+        TrialOutcome,
+        format_paired,
+        paired_comparison,
+        paired_to_dict,
+    )
     from ace_eval.e2e.preflight import E2EInputError
-    from ace_eval.e2e.runner import E2EReport, PhaseRecord, run_e2e, run_e2e_async
+    from ace_eval.e2e.runner import E2EReport, run_e2e, run_e2e_async
     from ace_eval.e2e.verify import verify_run
+    from ace_eval.phases import PhaseRecord
 
 __all__ = [
     "E2EConfig",
@@ -50,7 +58,7 @@ _EXPORTS: dict[str, str] = {
     "paired_to_dict": "ace_eval.e2e.paired",
     "E2EInputError": "ace_eval.e2e.preflight",
     "E2EReport": "ace_eval.e2e.runner",
-    "PhaseRecord": "ace_eval.e2e.runner",
+    "PhaseRecord": "ace_eval.phases",
     "run_e2e": "ace_eval.e2e.runner",
     "run_e2e_async": "ace_eval.e2e.runner",
     "verify_run": "ace_eval.e2e.verify",

@@ -21,23 +21,19 @@ if TYPE_CHECKING:
     from ace_eval.e2e.config import E2EConfig
     from ace_eval.e2e.runner import E2EReport
 
-__all__ = ["register"]
+__all__ = ["register", "register_verify"]
 
 _FLAG_ROLES = ("agent", "user", "reflector", "skill-manager")
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `e2e` and `verify` commands."""
-    parser = subparsers.add_parser(
-        "e2e",
-        help="learn a skillbook on tau2-bench airline with the ACE loop, then benchmark it",
-        description=(
-            "Learn a skillbook online on the train split (or offline from recorded traces with --traces), "
-            "then benchmark the test split without and with the skills, paired on the same tasks and trials. "
-            "With no model options every role runs on offline scripted models: that exercises the whole loop "
-            "without a key, but it measures plumbing, not learning. Exit 0: no failure; 1: a trace or "
-            "simulation failed; 2: bad input."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace-eval e2e`."""
+    parser.description = (
+        "Learn a skillbook online on the train split (or offline from recorded traces with --traces), "
+        "then benchmark the test split without and with the skills, paired on the same tasks and trials. "
+        "With no model options every role runs on offline scripted models: that exercises the whole loop "
+        "without a key, but it measures plumbing, not learning. Exit 0: no failure; 1: a trace or "
+        "simulation failed; 2: bad input."
     )
     parser.add_argument("--benchmark", default="tau-bench-airline", choices=["tau-bench-airline"])
     parser.add_argument("--traces", nargs="+", type=Path, default=[], help="tau2 Results files or folders (offline learning)")
@@ -61,12 +57,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--verbose", action="store_true", help="also print per-task tables")
     parser.set_defaults(handler=_run)
 
-    verify = subparsers.add_parser(
-        "verify",
-        help="check an e2e run folder (skillbook shape, embeddings, counters vs recorded injections)",
-        description="The Skillbook v2 smoke checks on RUN_DIR/skillbook.json plus counters consistent with the "
-                    "injections recorded in RUN_DIR/train/. Exit 0 when it passes, 1 naming the failing skill ids.",
-    )
+
+
+def register_verify(verify: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace-eval verify`."""
+    verify.description = ("The Skillbook v2 smoke checks on RUN_DIR/skillbook.json plus counters consistent with "
+                          "the injections recorded in RUN_DIR/train/. Exit 0 when it passes, 1 naming the failing "
+                          "skill ids.")
     verify.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     verify.set_defaults(handler=_verify)
 

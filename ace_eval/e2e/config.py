@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ace.errors import AceError
+from ace.errors import UsageError
 from ace.roles import SkillInjection
 from ace_eval.role_models import OFFLINE_MODELS, SCRIPTED, check_role_models, layered_settings
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 __all__ = ["OFFLINE_MODELS", "ROLES", "SCRIPTED", "E2EConfig", "E2EInputError", "Role"]
 
 
-class E2EInputError(AceError, ValueError):
+class E2EInputError(UsageError):
     """A setting or an input file of `ace-eval e2e` is wrong; found before any model is called.
     The message names the problem and the fix."""
 
@@ -113,7 +113,7 @@ class E2EConfig:
     def request_settings(self, role: Role) -> RequestSettings:
         """What every request of `role` carries: the role's default, then the run-wide values,
         then the role's own `role_settings`, each only where set."""
-        from ace.roles import Reflector, RecursiveReflector, SkillManager
+        from ace.roles import RecursiveReflector, Reflector, SkillManager
         from ace_eval.tau2 import LLMAgent, UserSimulator
 
         default = {
@@ -141,5 +141,5 @@ class E2EConfig:
         try:
             check_role_models({role: self.model_of(role) for role in self.running_roles()},
                               api_base=self.api_base, api_key=self.api_key)
-        except ValueError as exc:
+        except UsageError as exc:
             raise E2EInputError(str(exc)) from None

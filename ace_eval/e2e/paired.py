@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from functools import partial
 from typing import Any
 
+from ace.errors import UsageError
 from ace_eval.stats import bootstrap_ci, mcnemar_exact_p
 from ace_eval.tau2.metrics import (
     Tau2Metrics,
@@ -50,7 +51,7 @@ class TrialOutcome:
 
     def __post_init__(self) -> None:
         if self.error is not None and self.reward != 0.0:
-            raise ValueError(
+            raise UsageError(
                 f"task {self.task_id} trial {self.trial} raised ({self.error}) but has reward {self.reward}; "
                 "a trial that raised has reward 0.0"
             )
@@ -171,18 +172,18 @@ def _check_pairs(baseline: Sequence[TrialOutcome], with_skills: Sequence[TrialOu
     keys: dict[str, set[tuple[str, int]]] = {}
     for arm, outcomes in (("baseline", baseline), ("with_skills", with_skills)):
         if not outcomes:
-            raise ValueError(f"the {arm} arm has no trial outcomes; both arms must run the same tasks and trials")
+            raise UsageError(f"the {arm} arm has no trial outcomes; both arms must run the same tasks and trials")
         counts = Counter((outcome.task_id, outcome.trial) for outcome in outcomes)
         repeated = _sorted_pairs(pair for pair, count in counts.items() if count > 1)
         if repeated:
-            raise ValueError(f"the {arm} arm has {_names(repeated)} more than once; give each (task, trial) once")
+            raise UsageError(f"the {arm} arm has {_names(repeated)} more than once; give each (task, trial) once")
         keys[arm] = set(counts)
     only_baseline = _sorted_pairs(keys["baseline"] - keys["with_skills"])
     only_with_skills = _sorted_pairs(keys["with_skills"] - keys["baseline"])
     if only_baseline or only_with_skills:
         parts = [f"only in {arm}: {_names(pairs)}" for arm, pairs in
                  (("baseline", only_baseline), ("with_skills", only_with_skills)) if pairs]
-        raise ValueError(f"{'; '.join(parts)}; both arms must run the same tasks and trials")
+        raise UsageError(f"{'; '.join(parts)}; both arms must run the same tasks and trials")
 
 
 def _rewards(outcomes: Sequence[TrialOutcome]) -> dict[str, list[float]]:

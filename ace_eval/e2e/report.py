@@ -14,7 +14,6 @@ import json
 import platform
 from collections import Counter
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from ace.atomic_write import write_text_atomic
@@ -109,10 +108,7 @@ def _attribution(report: E2EReport, skillbook: Skillbook) -> list[dict[str, Any]
                 "injected_in_benchmark": len(with_it),
                 "benchmark_pass_rate_injected": _pass_rate(with_it),
                 "benchmark_pass_rate_not_injected": _pass_rate(without),
-                "used_count": skill.used_count,
-                "helpful_count": skill.helpful_count,
-                "harmful_count": skill.harmful_count,
-                "neutral_count": skill.neutral_count,
+                **skill.counters(),
                 "learned_from": _learned_from(skill),
             }
         )
@@ -181,10 +177,12 @@ def _markdown(report: E2EReport, full: dict[str, Any]) -> str:
         lines += ["**Plumbing only**: at least one role ran on an offline scripted model (not an LLM); these "
                   "figures show the loop works, not that it learns.", ""]
     lines += [
-        f"- exit status: {full['exit_status']} ({len(report.failures)} failure(s), {len(full['verify_problems'])} verify problem(s))",
+        f"- exit status: {full['exit_status']} ({len(report.failures)} failure(s), "
+        f"{len(full['verify_problems'])} verify problem(s))",
         f"- skills: {report.skills} active in `{report.skillbook_path.name}`",
         f"- traces: {len(report.learning)}; learned from {report.traces_learned}, nothing learned "
-        f"{report.traces_nothing_learned}, failed {len(report.learning) - report.traces_learned - report.traces_nothing_learned}",
+        f"{report.traces_nothing_learned}, "
+        f"failed {len(report.learning) - report.traces_learned - report.traces_nothing_learned}",
         f"- skill injection: {report.config.skill_injection}",
         "",
     ]
@@ -194,23 +192,35 @@ def _markdown(report: E2EReport, full: dict[str, Any]) -> str:
         lines += ["## Verify problems", "", *(f"- {line}" for line in full["verify_problems"]), ""]
     if report.paired is not None:
         lines += ["## Benchmark (paired)", "", "```", format_paired(report.paired), "```", ""]
-    lines += ["## Skills", "", "| skill | issue | active | injected train / bench | pass rate injected / not | helpful / harmful / neutral | learned from |",
-              "|---|---|---|---|---|---|---|"]
-    for row in full["skills_attribution"]:
+    lines += _skill_table(full["skills_attribution"])
+    lines += _phase_table(full["phases"])
+    lines += ["", "## Versions", "", *(f"- {name}: {version}" for name, version in full["versions"].items()), ""]
+    return "\n".join(lines)
+
+
+def _skill_table(rows: list[dict[str, Any]]) -> list[str]:
+    lines = ["## Skills", "", "| skill | issue | active | injected train / bench | pass rate injected / not "
+             "| helpful / harmful / neutral | learned from |",
+             "|---|---|---|---|---|---|---|"]
+    for row in rows:
         rates = " / ".join("-" if r is None else f"{r:.2f}" for r in
                            (row["benchmark_pass_rate_injected"], row["benchmark_pass_rate_not_injected"]))
         lines.append(
-            f"| {row['id']} | {_cell(row['issue'])} | {'yes' if row['active'] else 'no'} | {row['injected_in_training']} / "
+            f"| {row['id']} | {_cell(row['issue'])} | {'yes' if row['active'] else 'no'} | "
+            f"{row['injected_in_training']} / "
             f"{row['injected_in_benchmark']} | {rates} | {row['helpful_count']} / {row['harmful_count']} / "
             f"{row['neutral_count']} | {len(row['learned_from'])} trace(s) |"
         )
-    lines += ["", "## Phases", "", "| phase | seconds | role | requests | input tokens | output tokens | cost (USD) |",
-              "|---|---|---|---|---|---|---|"]
-    for phase in full["phases"]:
+    return lines
+
+
+def _phase_table(phases: list[dict[str, Any]]) -> list[str]:
+    lines = ["", "## Phases", "", "| phase | seconds | role | requests | input tokens | output tokens | cost (USD) |",
+             "|---|---|---|---|---|---|---|"]
+    for phase in phases:
         for role, usage in phase["usage"].items() or [("-", None)]:
             cells = ("-",) * 4 if usage is None else (
                 usage["requests"], usage["input_tokens"], usage["output_tokens"],
                 "unknown" if usage["cost_usd"] is None else f"{usage['cost_usd']:.4f}")
             lines.append(f"| {phase['name']} | {phase['seconds']} | {role} | " + " | ".join(map(str, cells)) + " |")
-    lines += ["", "## Versions", "", *(f"- {name}: {version}" for name, version in full["versions"].items()), ""]
-    return "\n".join(lines)
+    return lines

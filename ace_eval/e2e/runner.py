@@ -5,7 +5,8 @@
    ...)` runs the train split for N epochs; each simulation gets the skills learned so far by the
    injection policy, is graded, reflected on with the reward as feedback, and curated (the
    SkillManager tags the injected skills by the outcome). Offline (`traces`): `TraceAnalyser` over
-   the recorded simulations; an unusable file or simulation is a failed sample of epoch 1. One checkpoint per epoch; `skillbook.json` at the end.
+   the recorded simulations; an unusable file or simulation is a failed sample of epoch 1. One checkpoint per
+   epoch; `skillbook.json` at the end.
 2. Benchmark: `ACE.evaluate` on the test split twice, on the same tasks and trials - baseline (an
    empty skillbook) and with a copy of the learned skillbook under the same policy - then a paired
    comparison.
@@ -23,6 +24,7 @@ from typing import Any
 from pydantic_ai.models import Model
 
 from ace.agentic import AgenticConfig
+from ace.errors import UsageError
 from ace.models import UsageMeter, metered
 from ace.pipeline import SampleResult
 from ace.retrieval import SkillMatcher, skill_index
@@ -30,9 +32,9 @@ from ace.roles import RecursiveReflector, Reflector, SkillManager
 from ace.runners import ACE, TraceAnalyser
 from ace.skillbook import Skillbook
 from ace.steps import ACEStepContext
-from ace_eval.e2e import scripted
+from ace_eval import scripted
 from ace_eval.e2e.config import ROLES, E2EConfig, Role
-from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of, unusable_outcome
+from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, learning_summary, outcome_of, unusable_outcome
 from ace_eval.e2e.paired import PairedComparison, TrialOutcome, paired_comparison
 from ace_eval.e2e.preflight import E2EInputError, check_config, load_traces
 from ace_eval.phases import PhaseRecord, measure_phase
@@ -126,7 +128,7 @@ async def run_e2e_async(
     traces = list(recorded.traces) if recorded else []
     unusable = tuple(unusable_outcome(u) for u in recorded.unusable) if recorded else ()
     train_tasks = [] if config.traces else _tasks(config, config.train_split)
-    meters = {role: UsageMeter() for role in ROLES}
+    meters: dict[Role, UsageMeter] = {role: UsageMeter() for role in ROLES}
     given = dict(models or {})
     models = {
         role: metered(given[role], meters[role]) if role in given else _model(config, role, meters[role])
@@ -141,18 +143,9 @@ async def run_e2e_async(
         reflector = _reflector(config, models["reflector"], skillbook)
         skill_manager = _skill_manager(config, models["skill_manager"])
         results = await _learn(config, models, skillbook, (reflector, skill_manager), (traces, unusable), train_tasks, log)
-    skillbook_path = out / "skillbook.json"
-    # A search and a match vector for every active skill in the .embeddings.npz sidecar, so neither the
-    # benchmark arm nor `ace serve` / `ace match` on this file embeds the skills again.
-    skill_index(skillbook).refresh()
-    SkillMatcher(skillbook).refresh()
-    skillbook.save_to_file(skillbook_path)
+    skillbook_path = _save_with_vectors(skillbook, out / "skillbook.json")
     learning = unusable + tuple(outcome_of(result) for result in results)
-    learned = sum(o.status == "learned" for o in learning)
-    failed = sum(o.status == "failed" for o in learning)
-    unusable_inputs = f" (of which {len(unusable)} unusable --traces inputs)" if unusable else ""
-    log(f"learning done: {len(skillbook.skills())} active skills; {learned} of {len(learning)} traces learned from, "
-        f"{len(learning) - learned - failed} taught nothing, {failed} failed{unusable_inputs}")
+    log(learning_summary(len(skillbook.skills()), learning, unusable))
 
     paired = None
     outcomes: dict[str, tuple[TrialOutcome, ...]] = {}
@@ -214,12 +207,7 @@ async def _learn(
         skipped = f" ({len(unusable)} unusable input(s) recorded as failures)" if unusable else ""
         log(f"learning offline from {len(traces)} recorded simulations{skipped}, {epochs} epoch(s) "
             f"({config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})")
-        analyser = TraceAnalyser.from_roles(
-            reflector=reflector, skill_manager=skill_manager, skillbook=skillbook, reflect_workers=config.max_workers
-        )
-        return await analyser.run_async(
-            traces, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch
-        )
+        return await _learn_offline(config, skillbook, learners, traces, train_log, end_epoch)
     samples = tau2_samples(train_tasks, trials=config.num_trials)
     log(f"learning online: {config.train_split} split, {len(samples)} simulations x {epochs} epoch(s), "
         f"skills {config.skill_injection} (agent {config.agent_model}, user {config.user_model}, "
@@ -237,6 +225,24 @@ async def _learn(
     )
     return await ace.run_async(
         samples, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch
+    )
+
+
+async def _learn_offline(
+    config: E2EConfig,
+    skillbook: Skillbook,
+    learners: tuple[Reflector | RecursiveReflector, SkillManager],
+    traces: list[dict[str, Any]],
+    train_log: TrainLog,
+    end_epoch: Callable[[int, list[SampleResult]], None],
+) -> list[SampleResult]:
+    """Learning from recorded simulations: the `TraceAnalyser` over `traces`."""
+    reflector, skill_manager = learners
+    analyser = TraceAnalyser.from_roles(
+        reflector=reflector, skill_manager=skill_manager, skillbook=skillbook, reflect_workers=config.max_workers
+    )
+    return await analyser.run_async(
+        traces, epochs=config.epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch
     )
 
 
@@ -328,8 +334,18 @@ def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:
                          cache_prompts=config.cache_prompts, cache_ttl=config.cache_ttl)
     try:
         return resolve_role_model(config.model_of(role), role, meter, server=server, scripted=scripted_factory)
-    except ValueError as exc:
+    except UsageError as exc:
         raise E2EInputError(str(exc)) from exc
+
+
+def _save_with_vectors(skillbook: Skillbook, path: Path) -> Path:
+    """Save `skillbook` to `path` with a search and a match vector for every active skill in its
+    .embeddings.npz sidecar, so neither the benchmark arm nor `ace serve` / `ace match` on this
+    file embeds the skills again; returns `path`."""
+    skill_index(skillbook).refresh()
+    SkillMatcher(skillbook).refresh()
+    skillbook.save_to_file(path)
+    return path
 
 
 def _is_unusable_input(outcome: SampleOutcome) -> bool:

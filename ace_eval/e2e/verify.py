@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from ace.skillbook import Skill, Skillbook, SkillbookError, embedding_sidecar_path
+from ace.skillbook import TAG_OUTCOMES, Skill, Skillbook, SkillbookError, embedding_sidecar_path
 from ace_eval.tau2 import ResultsFormatError, load_results
 
 __all__ = ["verify_run"]
 
-_TAG_LABELS = {"tagged helpful": "helpful_count", "tagged harmful": "harmful_count", "tagged neutral": "neutral_count"}
+_TAG_LABELS = {f"tagged {outcome}": f"{outcome}_count" for outcome in TAG_OUTCOMES.values()}
+"""The learning text of a SkillManager's TAG occurrence, and the counter it bumped."""
 
 
 def verify_run(run_dir: str | Path) -> list[str]:
@@ -83,7 +84,7 @@ def _counter_problems(skillbook: Skillbook, injections: dict[str, set[str]]) -> 
 
 def _tags_agree(skill: Skill) -> bool:
     tags = [o for o in skill.occurrences if o.operation_type == "TAG"]
-    if len(tags) != skill.helpful_count + skill.harmful_count + skill.neutral_count:
+    if len(tags) != sum(getattr(skill, counter) for counter in _TAG_LABELS.values()):
         return False
     labelled = Counter(_TAG_LABELS[o.learning_text] for o in tags if o.learning_text in _TAG_LABELS)
     if sum(labelled.values()) < len(tags):

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ace.errors import AceError
+from ace.untrusted import open_regular_file
 
 __all__ = ["MAX_TEXT_CHARS", "ReadResult", "Span", "SpanFileError", "read_spans"]
 
@@ -68,7 +69,7 @@ class ReadResult:
 def read_spans(path: Path) -> ReadResult:
     """Read every span of `path`; raises `SpanFileError` for a file that is not OTLP JSON lines."""
     try:
-        handle = path.open("rb")
+        handle = open_regular_file(path)
     except OSError as exc:
         raise SpanFileError(f"{path}: cannot read ({exc.strerror or exc})") from exc
     result = ReadResult(spans=[])

@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from ace_eval.spans._index import (
@@ -36,7 +36,7 @@ FAILED_SHOWN = 5
 
 def iso_time(unix_nano: int) -> str:
     """`unix_nano` as UTC ISO 8601 with milliseconds, e.g. 2025-01-02T12:00:01.123Z."""
-    moment = datetime.fromtimestamp(unix_nano / 1e9, tz=timezone.utc)
+    moment = datetime.fromtimestamp(unix_nano / 1e9, tz=UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 

@@ -25,16 +25,12 @@ _LINES_NAMED = 3
 """How many skipped line numbers the warning names."""
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `spans` command to `ace-eval`."""
-    parser = subparsers.add_parser(
-        "spans",
-        help="question an OTLP JSON span file (ace-eval e2e --spans-file)",
-        description=(
-            "Read a span file written by `ace-eval e2e --spans-file` and report on one skill, one trace, "
-            "or the whole run (default). Exit 0: answered; 1: no span mentions the skill or trace; "
-            "2: bad input."
-        ),
+def register(parser: argparse.ArgumentParser) -> None:
+    """Fill the parser of `ace-eval spans`."""
+    parser.description = (
+        "Read a span file written by `ace-eval e2e --spans-file` and report on one skill, one trace, "
+        "or the whole run (default). Exit 0: answered; 1: no span mentions the skill or trace; "
+        "2: bad input."
     )
     parser.add_argument("path", type=Path, help="OTLP JSON lines file (one export request per line)")
     mode = parser.add_mutually_exclusive_group()

@@ -72,7 +72,8 @@ class _CopyOnLookupDict(dict[str, BaseModel]):
 def fresh_db() -> FlightDB:
     """A database equal to the pristine one that the caller may mutate freely (see module doc)."""
     pristine = pristine_db()
-    return FlightDB.model_construct(**{table: _CopyOnLookupDict(getattr(pristine, table)) for table in _TABLES})
+    tables: dict[str, Any] = {table: _CopyOnLookupDict(getattr(pristine, table)) for table in _TABLES}
+    return FlightDB.model_construct(**tables)
 
 
 @cache

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic_ai.models import Model
 
+from ace.errors import UsageError
 from ace.models import RequestSettings
 from ace.roles import AgentOutput, InjectedSkills, Sample, SkillSource
 from ace.skillbook import Skill
@@ -54,7 +55,7 @@ def tau2_samples(tasks: Sequence[Task], *, trials: int = 1, seed: int = 300) -> 
     """One sample per trial per task (trial-major, as upstream runs them), each carrying its task,
     trial and upstream trial seed in `metadata`. Raises ValueError when `trials` < 1."""
     if trials < 1:
-        raise ValueError(f"trials must be at least 1, got {trials}")
+        raise UsageError(f"trials must be at least 1, got {trials}")
     seeds = trial_seeds(seed, trials)
     return [
         Sample(
@@ -123,7 +124,7 @@ class Tau2Agent:
         user (default: their `DEFAULT_SETTINGS`). Raises ValueError for `max_steps` or `max_errors`
         below 1."""
         if max_steps < 1 or max_errors < 1:
-            raise ValueError(f"max_steps ({max_steps}) and max_errors ({max_errors}) must be at least 1")
+            raise UsageError(f"max_steps ({max_steps}) and max_errors ({max_errors}) must be at least 1")
         self._agent_model = agent_model
         self._user_model = user_model
         self._max_steps = max_steps
@@ -177,7 +178,7 @@ class Tau2Environment:
         """Raises ValueError when the output holds no graded tau2 simulation."""
         simulation = agent_output.trace_fields.get("simulation")
         if not isinstance(simulation, dict) or simulation.get("reward_info") is None:
-            raise ValueError("Tau2Environment judges Tau2Agent outputs: no graded simulation in trace_fields")
+            raise UsageError("Tau2Environment judges Tau2Agent outputs: no graded simulation in trace_fields")
         reward_info = RewardInfo.model_validate(simulation["reward_info"])
         ending = simulation["termination_reason"]
         metrics = {"reward": reward_info.reward, "success": float(is_success(reward_info.reward))}
@@ -222,5 +223,5 @@ def _task_of(sample: Sample | None) -> tuple[Task, int, int | None]:
     metadata = sample.metadata if sample is not None else {}
     task = metadata.get("task")
     if not isinstance(task, Task):
-        raise ValueError("Tau2Agent needs a sample from tau2_samples (its metadata holds the tau2 task)")
+        raise UsageError("Tau2Agent needs a sample from tau2_samples (its metadata holds the tau2 task)")
     return task, int(metadata.get("trial", 0)), metadata.get("seed")

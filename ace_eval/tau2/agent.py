@@ -22,6 +22,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 from pydantic_ai.tools import ToolDefinition
 
+from ace.errors import UsageError
 from ace.models import RequestSettings
 from ace.roles import READ_SKILL_TOOL, InjectedSkills, SkillInjection, SkillSource, UnknownSkillError
 from ace.roles.skill_source import READ_SKILL_DESCRIPTION
@@ -58,7 +59,10 @@ def skills_instructions(injected: InjectedSkills, injection: SkillInjection) -> 
         return ""
     if injection == "tool":
         return f"# Learned skills\n{injected.text}"
-    return f"# Learned skills\nApply these lessons from earlier conversations where their issue matches the request.\n\n{injected.text}"
+    return (
+        "# Learned skills\nApply these lessons from earlier conversations where their issue matches the request."
+        f"\n\n{injected.text}"
+    )
 
 
 _READ_SKILL_DEFINITION = ToolDefinition(
@@ -92,7 +96,7 @@ class LLMAgent:
         learned skills at the first turn (not both: ValueError); `settings` go with every request
         (default `DEFAULT_SETTINGS`); `tools` default to the airline 14."""
         if extra_instructions and skills is not None:
-            raise ValueError("give extra_instructions or a SkillSource, not both")
+            raise UsageError("give extra_instructions or a SkillSource, not both")
         self.model = model
         self.skills = skills
         """Where the learned skills come from (None: `extra_instructions` only)."""

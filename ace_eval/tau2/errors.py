@@ -17,8 +17,9 @@ __all__ = [
 ]
 
 
-class Tau2Error(AceError):
-    """Base class of every error the tau2 harness raises on bad input."""
+class Tau2Error(AceError, ValueError):
+    """Base class of every error the tau2 harness raises on bad input (a `ValueError` too, as every
+    refused input is: docs/errors.md, "Usage errors")."""
 
 
 class DataChecksumError(Tau2Error):

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ace.errors import UsageError
 from ace_eval.stats import bootstrap_ci
 from ace_eval.tau2.errors import Tau2Error
 from ace_eval.tau2.results import SimulationRun
@@ -36,7 +37,7 @@ def is_success(reward: float) -> bool:
 def pass_hat_k(trials: int, successes: int, k: int) -> float:
     """pass^k of one task: C(successes, k) / C(trials, k). Raises `ValueError` unless 1 <= k <= trials."""
     if not 1 <= k <= trials:
-        raise ValueError(f"k={k} must be between 1 and the number of trials ({trials})")
+        raise UsageError(f"k={k} must be between 1 and the number of trials ({trials})")
     return comb(successes, k) / comb(trials, k)
 
 

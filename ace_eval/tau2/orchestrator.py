@@ -16,8 +16,8 @@ import time
 import uuid
 from typing import Literal
 
-
 from ace import tracing
+from ace.errors import UsageError
 from ace_eval.tau2.agent import LLMAgent
 from ace_eval.tau2.environment import AirlineEnvironment
 from ace_eval.tau2.errors import UnsupportedTaskError
@@ -64,44 +64,11 @@ async def run_simulation(
     if task.initial_state is not None:
         raise UnsupportedTaskError(f"task {task.id}: tasks with an initial_state are not supported")
     if max_steps < 1 or max_errors < 1:
-        raise ValueError(f"max_steps ({max_steps}) and max_errors ({max_errors}) must be at least 1")
+        raise UsageError(f"max_steps ({max_steps}) and max_errors ({max_errors}) must be at least 1")
     with tracing.span(f"tau2.simulation {task.id} trial {trial}", task_id=task.id, trial=trial) as span:
         start_time, started = now_iso(), time.perf_counter()
-        environment = AirlineEnvironment()
         trajectory: list[Message] = [AssistantMessage(content=GREETING, cost=0.0, timestamp=start_time)]
-        sender: _Role = "agent"
-        receiver: _Role = "user"
-        steps = errors = 0
-        reason: TerminationReason | None = None
-        pending_calls: list[ToolCall] = []  # the agent's last tool calls, which the environment answers next
-        while reason is None:
-            if receiver == "user":
-                user_message = await user.next_message(trajectory)
-                trajectory.append(user_message)
-                sender, receiver = "user", "agent"
-                if not user_message.has_text():
-                    reason = "user_error"
-                elif is_user_stop(user_message):
-                    reason = "user_stop"
-            elif receiver == "agent":
-                agent_message = await agent.next_message(trajectory)
-                trajectory.append(agent_message)
-                pending_calls = agent_message.tool_calls or []
-                sender, receiver = "agent", ("env" if pending_calls else "user")
-                if not pending_calls and not agent_message.has_text():
-                    reason = "agent_error"
-            else:
-                for call in pending_calls:
-                    answer = agent.call_own_tool(call) if agent.owns_tool(call.name) else environment.call(call)
-                    errors += answer.error
-                    trajectory.append(answer)
-                sender, receiver = "env", sender
-            steps += 1
-            if receiver != "env":
-                if steps >= max_steps:
-                    reason = "max_steps"
-                if errors >= max_errors:
-                    reason = "too_many_errors"
+        reason, steps = await _converse(agent, user, trajectory, max_steps=max_steps, max_errors=max_errors)
         for index, message in enumerate(trajectory):
             message.turn_idx = index
         run = SimulationRun(
@@ -121,6 +88,48 @@ async def run_simulation(
         run.reward_info = evaluate_simulation(task, run.messages, reason)
         span.set_attributes({"termination_reason": reason, "reward": run.reward_info.reward, "steps": steps})
         return run
+
+
+async def _converse(
+    agent: LLMAgent, user: UserSimulator, trajectory: list[Message], *, max_steps: int, max_errors: int
+) -> tuple[TerminationReason, int]:
+    """Pass the turn between user, agent and a fresh environment, appending every message to
+    `trajectory`, until one of upstream's termination reasons; returns it and the steps taken."""
+    environment = AirlineEnvironment()
+    sender: _Role = "agent"
+    receiver: _Role = "user"
+    steps = errors = 0
+    reason: TerminationReason | None = None
+    pending_calls: list[ToolCall] = []  # the agent's last tool calls, which the environment answers next
+    while reason is None:
+        if receiver == "user":
+            user_message = await user.next_message(trajectory)
+            trajectory.append(user_message)
+            sender, receiver = "user", "agent"
+            if not user_message.has_text():
+                reason = "user_error"
+            elif is_user_stop(user_message):
+                reason = "user_stop"
+        elif receiver == "agent":
+            agent_message = await agent.next_message(trajectory)
+            trajectory.append(agent_message)
+            pending_calls = agent_message.tool_calls or []
+            sender, receiver = "agent", ("env" if pending_calls else "user")
+            if not pending_calls and not agent_message.has_text():
+                reason = "agent_error"
+        else:
+            for call in pending_calls:
+                answer = agent.call_own_tool(call) if agent.owns_tool(call.name) else environment.call(call)
+                errors += answer.error
+                trajectory.append(answer)
+            sender, receiver = "env", sender
+        steps += 1
+        if receiver != "env":
+            if steps >= max_steps:
+                reason = "max_steps"
+            if errors >= max_errors:
+                reason = "too_many_errors"
+    return reason, steps
 
 
 def _total_cost(trajectory: list[Message], role: Literal["assistant", "user"]) -> float | None:

@@ -8,7 +8,7 @@ are kept (`extra="allow"`), so a recorded file read and written back loses nothi
 from __future__ import annotations
 
 import json
-import stat
+import os
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ace.atomic_write import write_text_atomic
-from ace.untrusted import UntrustedInputError, parse_json, quote
+from ace.untrusted import NotRegularFileError, UntrustedInputError, open_regular_file, parse_json, quote
 from ace_eval.tau2.errors import ResultsFormatError, validation_summary
 from ace_eval.tau2.tasks import Action, Task
 
@@ -241,15 +241,15 @@ def load_results(path: str | Path) -> Results:
     """
     path = Path(path)
     try:
-        status = path.stat()
-        if not stat.S_ISREG(status.st_mode):
-            raise ResultsFormatError(f"{path}: not a regular file; give a tau2 Results JSON file")
-        if status.st_size > MAX_RESULTS_FILE_BYTES:
-            raise ResultsFormatError(
-                f"{path}: {status.st_size:,} bytes, over the {MAX_RESULTS_FILE_BYTES:,}-byte limit of a Results file"
-            )
-        with path.open("rb") as file:
+        with open_regular_file(path) as file:
+            size = os.fstat(file.fileno()).st_size
+            if size > MAX_RESULTS_FILE_BYTES:
+                raise ResultsFormatError(
+                    f"{path}: {size:,} bytes, over the {MAX_RESULTS_FILE_BYTES:,}-byte limit of a Results file"
+                )
             data = file.read(MAX_RESULTS_FILE_BYTES + 1)
+    except NotRegularFileError:
+        raise ResultsFormatError(f"{path}: not a regular file; give a tau2 Results JSON file") from None
     except (OSError, ValueError) as exc:  # ValueError: e.g. a NUL byte in the path
         raise ResultsFormatError(f"{quote(str(path))}: cannot read results file ({exc.__class__.__name__}: {exc})") from exc
     if len(data) > MAX_RESULTS_FILE_BYTES:

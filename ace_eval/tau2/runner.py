@@ -18,6 +18,7 @@ from typing import Any
 from pydantic_ai.models import Model
 
 from ace import tracing
+from ace.errors import UsageError
 from ace.models import RequestSettings, resolve_model
 from ace_eval.tau2.agent import LLMAgent
 from ace_eval.tau2.data import load_policy, simulation_guidelines
@@ -81,10 +82,7 @@ async def run_tasks(
     Raises `ValueError` for `trials`, `workers`, `max_steps` or `max_errors` below 1 (before any
     simulation starts, so a bad setting is not reported as one failure per simulation).
     """
-    limits = {"trials": trials, "workers": workers, "max_steps": max_steps, "max_errors": max_errors}
-    too_small = {name: value for name, value in limits.items() if value < 1}
-    if too_small:
-        raise ValueError(f"{', '.join(f'{name}={value}' for name, value in too_small.items())}: must be at least 1")
+    _refuse_below_one(trials=trials, workers=workers, max_steps=max_steps, max_errors=max_errors)
     agent = resolve_model(agent_model)
     user = resolve_model(user_model)
     agent_settings = LLMAgent.DEFAULT_SETTINGS.overridden(temperature=agent_temperature)
@@ -101,35 +99,60 @@ async def run_tasks(
         extra_instructions=extra_instructions,
         seed=seed,
     )
-    results = Results(timestamp=now_iso(), info=info, tasks=list(tasks), simulations=[])
-    run = Tau2Run(results=results)
-    slots = asyncio.Semaphore(workers)
+    run = Tau2Run(results=Results(timestamp=now_iso(), info=info, tasks=list(tasks), simulations=[]))
+    batch = _Batch(run, agent, user, agent_settings, user_settings, extra_instructions, seeds, max_steps, max_errors,
+                   output_path, asyncio.Semaphore(workers))
+    with tracing.span("tau2.run_tasks", tasks=len(tasks), trials=trials, workers=workers):
+        await asyncio.gather(*(batch.simulate(task, trial) for trial in range(trials) for task in tasks))
+    if output_path is not None:
+        write_results(run.results, output_path)
+    return run
 
-    async def simulate(task: Task, trial: int) -> None:
-        async with slots:
+
+def _refuse_below_one(**limits: int) -> None:
+    too_small = {name: value for name, value in limits.items() if value < 1}
+    if too_small:
+        raise UsageError(f"{', '.join(f'{name}={value}' for name, value in too_small.items())}: must be at least 1")
+
+
+@dataclass
+class _Batch:
+    """What every simulation of one `run_tasks` call shares."""
+
+    run: Tau2Run
+    agent: Model
+    user: Model
+    agent_settings: RequestSettings
+    user_settings: RequestSettings
+    extra_instructions: str
+    seeds: list[int]
+    max_steps: int
+    max_errors: int
+    output_path: str | Path | None
+    slots: asyncio.Semaphore
+    """At most `workers` simulations at once."""
+
+    async def simulate(self, task: Task, trial: int) -> None:
+        """Simulate `task` once with trial `trial`'s seed; a failure is recorded, never raised."""
+        async with self.slots:
+            seed = self.seeds[trial]
             try:
                 simulation = await run_simulation(
                     task,
-                    agent=LLMAgent(agent, extra_instructions=extra_instructions,
-                                   settings=agent_settings.overridden(seed=seeds[trial])),
-                    user=UserSimulator(user, task.user_scenario, settings=user_settings.overridden(seed=seeds[trial])),
-                    max_steps=max_steps,
-                    max_errors=max_errors,
+                    agent=LLMAgent(self.agent, extra_instructions=self.extra_instructions,
+                                   settings=self.agent_settings.overridden(seed=seed)),
+                    user=UserSimulator(self.user, task.user_scenario, settings=self.user_settings.overridden(seed=seed)),
+                    max_steps=self.max_steps,
+                    max_errors=self.max_errors,
                     trial=trial,
-                    seed=seeds[trial],
+                    seed=seed,
                 )
             except Exception as exc:  # one failing simulation must not sink the batch; it is reported
-                run.failures.append(SimulationFailure(task.id, trial, f"{type(exc).__name__}: {exc}"))
+                self.run.failures.append(SimulationFailure(task.id, trial, f"{type(exc).__name__}: {exc}"))
                 return
-            results.simulations.append(simulation)
-            if output_path is not None:
-                write_results(results, output_path)
-
-    with tracing.span("tau2.run_tasks", tasks=len(tasks), trials=trials, workers=workers):
-        await asyncio.gather(*(simulate(task, trial) for trial in range(trials) for task in tasks))
-    if output_path is not None:
-        write_results(results, output_path)
-    return run
+            self.run.results.simulations.append(simulation)
+            if self.output_path is not None:
+                write_results(self.run.results, self.output_path)
 
 
 def run_info(

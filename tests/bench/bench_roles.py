@@ -22,7 +22,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace_eval.bench.items import BenchItem
 from ace_eval.bench.task_set import RuleSkill, TaskSet
-from ace_eval.scripted_messages import between, first_user_prompt, tool_returns
+from ace_eval.scripted.messages import between, first_user_prompt, tool_returns
 
 MARKER = "SHOUT"
 SHOUT_RULE = RuleSkill(issue="Saying a word when a task asks to say it",

@@ -126,7 +126,7 @@ def test_verdict_feedback_never_shows_the_expected_answer(tmp_path: Path) -> Non
     seen: list[str] = []
 
     def reflector(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        from ace_eval.scripted_messages import first_user_prompt
+        from ace_eval.scripted.messages import first_user_prompt
 
         seen.append(first_user_prompt(messages))
         return quoting_reflector().function(messages, info)  # type: ignore[misc, return-value]
@@ -143,7 +143,7 @@ def test_verdict_feedback_never_shows_the_expected_answer(tmp_path: Path) -> Non
 
 def test_an_agent_that_raises_fails_its_answer_only(tmp_path: Path) -> None:
     def flaky(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        from ace_eval.scripted_messages import first_user_prompt
+        from ace_eval.scripted.messages import first_user_prompt
 
         prompt = first_user_prompt(messages)
         if "cloud" in prompt or "piano" in prompt:

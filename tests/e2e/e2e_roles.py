@@ -12,17 +12,10 @@ from __future__ import annotations
 
 import re
 
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelResponse,
-    SystemPromptPart,
-    TextPart,
-    ToolCallPart,
-    ToolReturnPart,
-    UserPromptPart,
-)
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from ace_eval.scripted import between, first_user_prompt, last_user_text, system_prompt, tool_returns
 
 PROMPT_SKILLS = re.compile(r"prompt skills: \[(.*?)\]")
 """How the test agent reports the skill ids its system prompt listed."""
@@ -36,15 +29,14 @@ def echo_agent(*, fail_with_skills: bool = False) -> FunctionModel:
     whenever its prompt lists a skill."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        system = _system_prompt(messages)
-        user_texts = _user_texts(messages)
-        called = {part.tool_name for part in _tool_returns(messages)}
+        system = system_prompt(messages)
+        called = {part.tool_name for part in tool_returns(messages)}
         listed = _SKILL_LINE.findall(system.partition("# Learned skills")[2])
         if fail_with_skills and listed:
             raise RuntimeError("agent failed on purpose: its prompt held skills")
         if "read_skill" in {tool.name for tool in info.function_tools} and listed and "read_skill" not in called:
             return ModelResponse(parts=[ToolCallPart("read_skill", {"skill_id": listed[0]})])
-        user_id = _USER_ID.search(user_texts[-1])
+        user_id = _USER_ID.search(last_user_text(messages))
         if user_id is not None and "get_user_details" not in called:
             return ModelResponse(parts=[ToolCallPart("get_user_details", {"user_id": user_id.group(0)})])
         return ModelResponse(parts=[TextPart(f"I cannot complete this request. prompt skills: [{', '.join(listed)}]")])
@@ -56,7 +48,7 @@ def analysing_reflector() -> FunctionModel:
     """A one-pass reflection naming the feedback it was given."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        feedback = _between(_user_texts(messages)[0], "<feedback>", "</feedback>").strip()
+        feedback = between(first_user_prompt(messages), "<feedback>", "</feedback>").strip()
         analysis = {
             "reasoning": f"feedback was: {feedback}",
             "error_identification": "the agent refused",
@@ -73,14 +65,14 @@ def tagging_skill_manager() -> FunctionModel:
     """The skill manager described in the module docstring."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if _tool_returns(messages):
+        if tool_returns(messages):
             return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "tagged by outcome"})])
-        prompt = _user_texts(messages)[0]
-        reward = re.search(r"reward[ =]([0-9.]+)", _between(prompt, "<outcome>", "</outcome>"))
+        prompt = first_user_prompt(messages)
+        reward = re.search(r"reward[ =]([0-9.]+)", between(prompt, "<outcome>", "</outcome>"))
         delta = 1 if reward is not None and float(reward.group(1)) == 1.0 else -1
-        injected = _SKILL_LINE.findall(_between(prompt, "<injected_skills>", "</injected_skills>"))
+        injected = _SKILL_LINE.findall(between(prompt, "<injected_skills>", "</injected_skills>"))
         calls = [ToolCallPart("tag_skill", {"skill_id": skill_id, "delta": delta}) for skill_id in injected]
-        if "epoch 1/" in _between(prompt, "<progress>", "</progress>"):
+        if "epoch 1/" in between(prompt, "<progress>", "</progress>"):
             question = re.search(r"question: (.*)", prompt)
             issue = f"Customers calling because: {question.group(1) if question else 'unknown'}"
             calls.append(ToolCallPart("add_skill", {"section": "context", "issue": issue, "keywords": ["airline"],
@@ -90,37 +82,3 @@ def tagging_skill_manager() -> FunctionModel:
         return ModelResponse(parts=calls)
 
     return FunctionModel(respond, model_name="test-skill-manager")
-
-
-def _system_prompt(messages: list[ModelMessage]) -> str:
-    return "\n".join(
-        part.content
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, SystemPromptPart)
-    )
-
-
-def _user_texts(messages: list[ModelMessage]) -> list[str]:
-    return [
-        part.content
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, UserPromptPart) and isinstance(part.content, str)
-    ] or [""]
-
-
-def _tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
-    return [
-        part
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, ToolReturnPart)
-    ]
-
-
-def _between(text: str, start: str, end: str) -> str:
-    return text.partition(start)[2].partition(end)[0]

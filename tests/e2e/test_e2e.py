@@ -15,8 +15,8 @@ from e2e_roles import PROMPT_SKILLS, analysing_reflector, echo_agent, tagging_sk
 from ace.skillbook import Skillbook
 from ace_eval.cli import main
 from ace_eval.e2e import E2EConfig, E2EReport, run_e2e, verify_run
-from ace_eval.e2e.report import exit_status, write_reports
-from ace_eval.e2e.scripted import scripted_user
+from ace_eval.e2e.report import exit_status
+from ace_eval.scripted import scripted_user
 from ace_eval.tau2 import load_results
 from ace_eval.tau2.metrics import is_success
 

@@ -7,9 +7,11 @@ import re
 from pathlib import Path
 
 from pydantic_ai import Agent
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
+
+from ace_eval.scripted import tool_returns, user_texts
 
 
 def record_weather_run(path: Path, *, question: str = "What is the weather in Paris?", include_content: bool = True) -> None:
@@ -23,8 +25,8 @@ def record_weather_run(path: Path, *, question: str = "What is the weather in Pa
         provider.add_span_processor(SimpleSpanProcessor(FileSpanExporter(stream=stream)))
 
         def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            if _tool_returns(messages):
-                return ModelResponse(parts=[TextPart(f"It is {_tool_returns(messages)[0].content}.")])
+            if tool_returns(messages):
+                return ModelResponse(parts=[TextPart(f"It is {tool_returns(messages)[0].content}.")])
             city = question.rstrip("?").split()[-1]
             return ModelResponse(parts=[ToolCallPart("get_weather", {"city": city})])
 
@@ -44,7 +46,7 @@ def reflector_model() -> FunctionModel:
     """Reflects that the agent should have said where its answer came from, naming the trace's city."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        city = re.search(r"weather in (\w+)", _user_prompt(messages))
+        city = re.search(r"weather in (\w+)", "\n".join(user_texts(messages)))
         args = {
             "reasoning": "the agent answered from the get_weather tool",
             "error_identification": "the answer did not name its source",
@@ -61,9 +63,9 @@ def skill_manager_model() -> FunctionModel:
     """Adds one skill naming the city of the reflection's insight, then finalizes."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if _tool_returns(messages):
+        if tool_returns(messages):
             return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "added one skill"})])
-        city = re.search(r"weather in (\w+)", _user_prompt(messages))
+        city = re.search(r"weather in (\w+)", "\n".join(user_texts(messages)))
         topic = city.group(1) if city else "unknown"
         return ModelResponse(parts=[ToolCallPart("add_skill", {
             "section": "context",
@@ -77,12 +79,3 @@ def skill_manager_model() -> FunctionModel:
 
 def spans_lines(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def _tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
-    return [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
-
-
-def _user_prompt(messages: list[ModelMessage]) -> str:
-    return "\n".join(p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
-                     if isinstance(p, UserPromptPart) and isinstance(p.content, str))

@@ -8,9 +8,16 @@ from pathlib import Path
 import pytest
 from learn_roles import record_weather_run, spans_lines
 
-from ace.roles._trace_rendering import render_trace
-from ace.steps import ACEStepContext, LoadTracesStep, TraceFileError, infer_trace_identity, load_trace_file, trace_locations
-from ace.steps._otel_traces import CONTENT_OFF_NOTE
+from ace.steps import (
+    ACEStepContext,
+    LoadTracesStep,
+    TraceFileError,
+    infer_trace_identity,
+    load_trace_file,
+    trace_locations,
+)
+from ace.traces._otel import CONTENT_OFF_NOTE
+from ace.traces.rendering import render_trace
 
 
 def test_a_pydantic_ai_run_loads_with_its_messages_and_tool_calls_in_order(tmp_path: Path) -> None:

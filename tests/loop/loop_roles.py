@@ -10,9 +10,10 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from ace_eval.scripted import first_user_prompt, tool_returns
 
 
 class BagOfWordsEmbedder:
@@ -31,23 +32,10 @@ class BagOfWordsEmbedder:
 
 
 def user_prompt(messages: list[ModelMessage]) -> str:
-    """The text of the first user prompt in `messages`."""
-    for message in messages:
-        if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
-                    return part.content
-    raise AssertionError("no user prompt in the request")
-
-
-def tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
-    return [
-        part
-        for message in messages
-        if isinstance(message, ModelRequest)
-        for part in message.parts
-        if isinstance(part, ToolReturnPart)
-    ]
+    """The text of the first user prompt in `messages` (a request without one fails the test)."""
+    prompt = first_user_prompt(messages)
+    assert prompt, "no user prompt in the request"
+    return prompt
 
 
 def agent_model(fail_on: str | None = None) -> FunctionModel:

@@ -7,13 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loop_roles import agent_model
 
 from ace.roles import Agent, AgentOutput
 from ace.runners import ACE
 from ace.skillbook import Skillbook
 from ace.steps import EnvironmentResult, Sample
-
-from loop_roles import agent_model
 
 QUESTIONS = ("capital of France?", "boiling point of water?", "square root of 81?")
 
@@ -48,7 +47,7 @@ def test_learned_skills_are_injected_tagged_and_traced_to_their_samples(roles: d
         assert skills[skill_id].helpful_count == 3
     tagged = [op for r in second for op in r.output.skill_manager_output.operations if op.type == "TAG"]
     assert sorted(op.skill_id for op in tagged if op.skill_id in learned) == sorted(learned * 3)
-    for index, skill_id in enumerate(learned):
+    for skill_id in learned:
         adds = [o for o in skills[skill_id].occurrences if o.operation_type == "ADD"]
         assert len(adds) == 1
         assert adds[0].trace_uid.startswith("ace:q")

@@ -11,14 +11,13 @@ import pytest
 from loop_roles import user_prompt
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
+from test_ace_loop import CountingEnvironment, _samples
 
 from ace.pipeline import SampleResult
 from ace.roles import AgentOutput, InjectedSkills, Sample, SkillManager, SkillSource
 from ace.runners import ACE
 from ace.skillbook import Skill, Skillbook
 from ace.steps import EnvironmentResult
-
-from test_ace_loop import CountingEnvironment, _samples
 
 
 def _book() -> Skillbook:

@@ -5,11 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from logfire.testing import CaptureLogfire
+from test_ace_loop import CountingEnvironment
 
 from ace.runners import ACE
 from ace.steps import Sample
-
-from test_ace_loop import CountingEnvironment
 
 QUESTIONS = ("capital of France?", "boiling point of water?")
 

@@ -21,10 +21,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from malformed_json import TEXT_CHARS, damaged, damaged_jsonl, paths, with_awkward_characters
 
-from ace.roles._trace_rendering import render_trace
 from ace.runners import TraceAnalyser
-from ace.steps import ACEStepContext, LoadTracesStep, TraceFileError, infer_trace_identity, load_trace_file, trace_locations
-from ace.steps.load_traces import MAX_TRACE_FILE_BYTES
+from ace.steps import (
+    ACEStepContext,
+    LoadTracesStep,
+    TraceFileError,
+    infer_trace_identity,
+    load_trace_file,
+    trace_locations,
+)
+from ace.traces import MAX_TRACE_FILE_BYTES
+from ace.traces.rendering import render_trace
 from ace_eval.e2e import E2EConfig
 from ace_eval.e2e.preflight import E2EInputError, RecordedTraces, load_traces
 from ace_eval.tau2 import Results, ResultsFormatError, load_results

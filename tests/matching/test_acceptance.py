@@ -25,9 +25,9 @@ import re
 
 import numpy as np
 import pytest
+from data_files import DATA_DIR
 
 from ace.retrieval.matching import SkillMatcher
-from data_files import DATA_DIR
 
 from .heldout_set import EXPECTED, GRADLE, NGINX, SHELL_TOOL, SHELL_TOOL_TWIN, SKILLS, build_heldout_skillbook
 from .labelled_sets import LabelledSet, load_labelled_set

@@ -107,3 +107,12 @@ def test_bad_reranker_choice_exits_2_with_one_line(skillbook_path, capsys, optio
 
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith("ace: error: ") and message in line
+
+
+def test_a_task_over_the_front_doors_limit_is_refused_in_one_line(skillbook_path, capsys):
+    from ace.serving import MAX_TASK_CHARS
+
+    assert main(["match", str(skillbook_path), "x" * (MAX_TASK_CHARS + 1)]) == 2
+
+    err = capsys.readouterr().err
+    assert "over the 500,000-character limit" in err and err.count("\n") == 1

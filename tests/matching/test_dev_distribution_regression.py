@@ -10,6 +10,8 @@ are in test_acceptance.py.
 
 from __future__ import annotations
 
+from ace.retrieval.matching import SkillMatcher
+
 from .fixture_skills import (
     CRASHLOOP,
     EXCEL_DATES,
@@ -25,8 +27,6 @@ from .fixture_skills import (
     ROOM_BOOKING_TASK,
     add_room_booking_skill,
 )
-
-from ace.retrieval.matching import SkillMatcher
 
 POD_DEBUGGING_TASK = "The worker pod is in CrashLoopBackOff and kubectl logs prints nothing. Find out why it crashes."
 RELEVANT_TASKS = {

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from mcp import ClientSession
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import McpError
@@ -17,9 +16,7 @@ from mcp.types import TextContent, TextResourceContents
 from mcp_session import READ_TIMEOUT, server_parameters, stdio_session, write_skillbook
 
 from ace import __version__
-
-from ace.steps._trace_fields import trace_feedback
-from ace.steps.load_traces import load_trace_file, trace_locations
+from ace.traces import load_trace_file, trace_feedback, trace_locations
 
 
 @pytest.fixture
@@ -136,7 +133,7 @@ async def test_record_trace_refuses_a_transcript_without_roles(skillbook_path: P
 
 def test_the_server_module_imports_without_fastapi() -> None:
     # `ace mcp` needs only the mcp extra: the file-following state it shares with `ace serve`
-    # (ace.server._watched) must not pull in the FastAPI app.
+    # (ace.serving) must not pull in the FastAPI app.
     probe = "import sys, ace.mcp; print('fastapi' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"

@@ -8,11 +8,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-
-import ace.models  # noqa: F401  (sets LITELLM_LOCAL_MODEL_COST_MAP before litellm is imported)
-import litellm
 from litellm import CustomLLM
 from litellm.types.utils import ModelResponse
+
+from ace.models.configured_litellm import litellm
 
 SCRIPTED_PROVIDER = "scripted"
 

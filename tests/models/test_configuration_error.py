@@ -10,7 +10,13 @@ from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace import ACE, Agent, Reflector, SkillManager
-from ace.models import KNOWN_PROVIDER_KEYS, ModelConfigurationError, check_credentials, missing_credentials, resolve_model
+from ace.models import (
+    KNOWN_PROVIDER_KEYS,
+    ModelConfigurationError,
+    check_credentials,
+    missing_credentials,
+    resolve_model,
+)
 
 
 async def test_a_refused_key_is_a_configuration_error_not_an_http_error(scripted_llm):

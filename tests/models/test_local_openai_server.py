@@ -21,7 +21,7 @@ class FakeChatServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - http.server API
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 server.bodies.append({"path": self.path, **body})
                 payload = json.dumps(server.reply(len(server.bodies))).encode()

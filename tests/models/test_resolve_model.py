@@ -8,10 +8,9 @@ import litellm
 import pytest
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelHTTPError
-from pydantic_ai.messages import ModelRequest, ToolCallPart, UserPromptPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from pydantic_ai.models import ModelRequestParameters
 from pydantic_ai.models.function import FunctionModel
-from pydantic_ai.messages import ModelResponse, TextPart
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.tools import ToolDefinition
 
@@ -163,3 +162,16 @@ async def test_without_cache_prompts_no_marker_is_sent(scripted_llm):
 def test_a_cache_ttl_without_cache_prompts_is_refused():
     with pytest.raises(ModelResolutionError, match="cache_ttl only applies with cache_prompts=True"):
         resolve_model("openai/gpt-4.1-mini", cache_ttl="5m")
+
+
+def test_importing_ace_models_leaves_the_environment_alone_and_litellm_gets_its_local_price_map() -> None:
+    import subprocess
+    import sys
+
+    code = ("import os; os.environ.pop('LITELLM_LOCAL_MODEL_COST_MAP', None); import ace.models; "
+            "before = os.environ.get('LITELLM_LOCAL_MODEL_COST_MAP'); "
+            "from ace.models.configured_litellm import litellm; "
+            "print(before, os.environ.get('LITELLM_LOCAL_MODEL_COST_MAP'), litellm.suppress_debug_info)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+    assert out.split() == ["None", "True", "True"]

@@ -40,7 +40,12 @@ def test_mcp_serves_a_database_skillbook_and_needs_a_traces_folder(tmp_path: Pat
     with pytest.raises(ValueError, match="traces"):
         create_server(pg_url)
     server = create_server(pg_url, traces=tmp_path / "queue")
-    content = asyncio.run(server.call_tool("read_skill", {"id": "context-00001"}))
+
+    async def read_within_the_server_s_life() -> object:
+        async with server.settings.lifespan(server):  # its end closes the database follower
+            return await server.call_tool("read_skill", {"id": "context-00001"})
+
+    content = asyncio.run(read_within_the_server_s_life())
     blocks = content[0] if isinstance(content, tuple) else content
     assert json.loads(blocks[0].text)["issue"] == "Refunds need the booking id"
     assert main(["mcp", pg_url]) == 2

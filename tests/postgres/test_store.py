@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-
 import pytest
 
-from ace.skillbook import InsightSource, Skillbook
-from ace.skillbook._pg_schema import SCHEMA_VERSION
-from ace.skillbook._store import SkillbookStorageError
+from ace.skillbook import InsightSource, Skillbook, SkillbookStorageError
+from ace.skillbook.storage._pg_schema import SCHEMA_VERSION
 
 SOURCE = InsightSource(source_system="tests", trace_id="t1")
 
@@ -80,7 +78,7 @@ def test_bad_skillbook_name_is_refused(postgres_server) -> None:
 def test_schema_version_is_recorded_and_migrations_are_idempotent(pg_url: str, postgres_server) -> None:
     import psycopg
 
-    from ace.skillbook._pg_schema import ensure_schema
+    from ace.skillbook.storage._pg_schema import ensure_schema
 
     Skillbook().save_to_file(pg_url)
     with psycopg.connect(postgres_server.url().split("?")[0], autocommit=True) as conn:

@@ -1,8 +1,7 @@
 from __future__ import annotations
 
-import json
-
 import gc
+import json
 import threading
 import weakref
 

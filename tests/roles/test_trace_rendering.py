@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ace.roles._trace_rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 from ace.steps import load_trace_file
+from ace.traces.rendering import DEFAULT_TRACE_CHAR_LIMIT, render_trace
 
 LANGCHAIN_RUN = "langchain_gpt-oss-120b_airline_50_1trial.json"
 """A recorded tau2 Results file; its task 15 is the longest simulation (one tool call repeated ~90 times)."""

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
+from matching.fixture_skills import build_acceptance_skillbook
 
 from ace.server import create_app
 from ace.skillbook import Skillbook
-
-from matching.fixture_skills import build_acceptance_skillbook
 
 
 @pytest.fixture
@@ -27,4 +26,4 @@ def skillbook_path(tmp_path: Path, skillbook: Skillbook) -> Path:
 
 @pytest.fixture
 def client(skillbook_path: Path) -> TestClient:
-    return TestClient(create_app(skillbook_path))
+    return TestClient(create_app(skillbook_path), base_url="http://localhost")

@@ -23,7 +23,7 @@ def test_serve_passes_the_chosen_reranker_to_the_app(skillbook_path: Path, serve
     assert main(["serve", str(skillbook_path), "--reranker", "llm-judge", "--reranker-model", "test"]) == 0
 
     [app] = served
-    reranker = app.state.watched.matcher.reranker
+    reranker = app.state.followed.matcher.reranker
     assert isinstance(reranker, LLMJudgeReranker) and reranker.name == "llm-judge/test"
 
 
@@ -31,7 +31,7 @@ def test_serve_uses_the_field_aware_reranker_by_default(skillbook_path: Path, se
     assert main(["serve", str(skillbook_path)]) == 0
 
     [app] = served
-    assert isinstance(app.state.watched.matcher.reranker, FieldAwareReranker)
+    assert isinstance(app.state.followed.matcher.reranker, FieldAwareReranker)
 
 
 def test_serve_bad_reranker_exits_2_with_one_line_before_serving(

@@ -5,10 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from matching.fixture_skills import CRASHLOOP
 
 from ace.server import MAX_BODY_BYTES, MAX_LIMIT, MAX_TASK_CHARS
-
-from matching.fixture_skills import CRASHLOOP
 
 POD_TASK = "The worker pod is in CrashLoopBackOff and kubectl logs prints nothing. Find out why it crashes."
 

@@ -8,10 +8,9 @@ from pathlib import Path
 
 import schemathesis
 from hypothesis import settings
+from matching.fixture_skills import build_acceptance_skillbook
 
 from ace.server import create_app
-
-from matching.fixture_skills import build_acceptance_skillbook
 
 EXAMPLES_PER_OPERATION = 100
 
@@ -22,7 +21,7 @@ def _served_app():
     folder = tempfile.TemporaryDirectory(prefix="ace-fuzz-")
     path = Path(folder.name) / "skillbook.json"
     build_acceptance_skillbook().save_to_file(path)
-    app = create_app(path)
+    app = create_app(path, allowed_hosts=["testserver"])  # the Host schemathesis's ASGI client sends
     app.state.fuzz_folder = folder  # removed with the app
     return app
 

@@ -62,7 +62,7 @@ def test_a_failed_reload_is_logged_with_its_error_where_an_operator_sees_it(clie
 
     [record] = caplog.records
     assert str(skillbook_path) in record.getMessage() and "not valid JSON" in record.getMessage()
-    [reload_span] = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "skills_api.reload"]
+    [reload_span] = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "skillbook.reload"]
     assert [event["name"] for event in reload_span["events"]] == ["exception"]
 
 
@@ -80,17 +80,16 @@ def test_server_writes_nothing_beside_the_file_and_follows_new_skills(client, sk
 
 def test_server_uses_the_match_vectors_stored_in_the_sidecar(skillbook, skillbook_path):
     from fastapi.testclient import TestClient
+    from matching.fixture_skills import CountingEmbedder
 
     from ace.retrieval import SkillMatcher, default_embedder
     from ace.server import create_app
-
-    from matching.fixture_skills import CountingEmbedder
 
     SkillMatcher(skillbook).refresh()  # a writer that matched stores the vectors with its next save
     skillbook.save_to_file(skillbook_path)
     embedder = CountingEmbedder(default_embedder())
 
-    client = TestClient(create_app(skillbook_path, embedder=embedder))
+    client = TestClient(create_app(skillbook_path, embedder=embedder), base_url="http://localhost")
     client.get("/memory/skills", params={"task": "kubectl logs is empty"})
 
     assert embedder.calls == [["kubectl logs is empty"]]
@@ -118,7 +117,7 @@ def test_a_reload_that_failed_only_on_embedding_is_retried_without_a_new_save(sk
     from ace.server import create_app
 
     embedder = FlakyEmbedder()
-    client = TestClient(create_app(skillbook_path, embedder=embedder))
+    client = TestClient(create_app(skillbook_path, embedder=embedder), base_url="http://localhost")
     skillbook.add_skill("context", "Helm upgrades fail when a CRD changed between chart versions.",
                         ["helm", "crd"], "Apply the new CRDs before helm upgrade.")
     skillbook.save_to_file(skillbook_path)

@@ -6,12 +6,11 @@ from collections.abc import Sequence
 
 import pytest
 from fastapi.testclient import TestClient
+from matching.fixture_skills import CRASHLOOP, HELM_PENDING, LOCKFILES
 
 from ace.retrieval import default_embedder
 from ace.retrieval.rerankers import RerankCandidate, RerankError, match_text
 from ace.server import MAX_LIMIT, create_app
-
-from matching.fixture_skills import CRASHLOOP, HELM_PENDING, LOCKFILES
 
 POD_TASK = "The worker pod is in CrashLoopBackOff and kubectl logs prints nothing. Find out why it crashes."
 
@@ -55,7 +54,7 @@ def test_task_nothing_applies_to_returns_200_and_empty_list(client):
 
 
 def test_limit_defaults_to_three(skillbook_path):
-    client = TestClient(create_app(skillbook_path, reranker=AlwaysApplies()))
+    client = TestClient(create_app(skillbook_path, reranker=AlwaysApplies()), base_url="http://localhost")
 
     assert len(client.get("/memory/skills", params={"task": "anything"}).json()) == 3
     assert len(client.get("/memory/skills", params={"task": "anything", "limit": 5}).json()) == 5
@@ -114,7 +113,7 @@ class UnreachableForTasks:
 
 
 def test_reranker_failure_is_503_naming_the_cause(skillbook_path):
-    client = TestClient(create_app(skillbook_path, reranker=BrokenReranker()))
+    client = TestClient(create_app(skillbook_path, reranker=BrokenReranker()), base_url="http://localhost")
 
     response = client.get("/memory/skills", params={"task": POD_TASK})
 
@@ -124,7 +123,7 @@ def test_reranker_failure_is_503_naming_the_cause(skillbook_path):
 
 def test_task_embedding_failure_is_503_naming_the_cause(skillbook, skillbook_path):
     texts = {match_text(s.issue, s.keywords) for s in skillbook.skills()}
-    client = TestClient(create_app(skillbook_path, embedder=UnreachableForTasks(texts)))
+    client = TestClient(create_app(skillbook_path, embedder=UnreachableForTasks(texts)), base_url="http://localhost")
 
     response = client.get("/memory/skills", params={"task": POD_TASK})
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from data_files import DATA_DIR
 
 from ace.skillbook import InsightSource, Skillbook, TraceRef
-from data_files import DATA_DIR
 
 # What ace-framework 0.13.0 reads from a skillbook file.
 KAYBA013_TOP_LEVEL_KEYS = {"schema_version", "skills", "sections", "next_id", "similarity_decisions"}

@@ -28,8 +28,8 @@ from .malformed import (
     valid_document,
     valid_sidecar_members,
     valid_skillbook,
-    zip_bytes,
     zip_bomb,
+    zip_bytes,
 )
 
 SKILL = "context-00001"

@@ -29,7 +29,6 @@ from ace_eval.tau2 import (
 from ace_eval.tau2.tasks import Action, Task
 
 
-
 def request_texts(messages: list[ModelMessage]) -> list[str]:
     """Contents of every request part that has a string content, in order."""
     return [

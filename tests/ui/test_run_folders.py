@@ -98,7 +98,7 @@ def test_a_run_without_report_html_shows_its_report_md_escaped(tmp_path):
     runs = tmp_path / "runs"
     folder = _run(runs, "run_old", html=None)
     (folder / "report.md").write_text("# run\n<script>alert(1)</script>")
-    client = TestClient(create_app(write_ui_skillbook(tmp_path), ui=UiOptions(runs_dir=runs)))
+    client = TestClient(create_app(write_ui_skillbook(tmp_path), ui=UiOptions(runs_dir=runs)), base_url="http://localhost")
 
     response = client.get("/ui/runs/run_old")
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ace.skillbook import InsightSource, Skillbook, TraceRef
-
 from matching.fixture_skills import CRASHLOOP, build_acceptance_skillbook
+
+from ace.skillbook import InsightSource, Skillbook, TraceRef
 
 HISTORY_SKILL = "context-00009"
 """The skill with a learned history (ADD, UPDATE, three TAGs)."""

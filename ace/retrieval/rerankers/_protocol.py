@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ace.errors import AceError
+
 # One definition of the match text, beside `Skill.embedding_text()`; re-exported here for rerankers.
-from ace.skillbook._skill import match_text
+from ace.skillbook import match_text
 
 __all__ = ["RerankCandidate", "RerankError", "Reranker", "match_text"]
 

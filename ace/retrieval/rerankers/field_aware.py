@@ -5,7 +5,8 @@ reranker needs no model, key or network: it combines, per candidate, (1) the den
 task to the skill's issue + keywords, (2) the smoothed IDF-weighted share of the issue's terms and
 (3) of the keywords' terms that the task actually contains (`TermStatistics.coverage`), and (4) how
 far the candidate trails the best dense match of the shortlist. A task that only *mentions* a
-skill's topic shares one or two common terms and sits close to several skills at once; a task that *is about* the skill's situation shares its rare terms (error
+skill's topic shares one or two common terms and sits close to several skills at once; a task that *is about*
+the skill's situation shares its rare terms (error
 strings, tool names) and stands out from its neighbours. The five coefficients were fitted by logistic
 regression on the matching tuning set (`benchmarks/matching_dev_eval.py --fit`), with the bias
 shifted so that the tuned floor lands on 0.5: the floor with the best F1 among those that abstain on at

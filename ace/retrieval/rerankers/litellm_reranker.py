@@ -49,7 +49,7 @@ class LiteLLMReranker:
 
 
 def _litellm_rerank() -> Callable[..., Any]:
-    import litellm  # imported on first use: it takes seconds to load
+    from ace.models.configured_litellm import litellm  # on first use: it takes seconds to load
 
     return litellm.rerank
 

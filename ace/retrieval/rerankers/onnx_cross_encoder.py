@@ -83,4 +83,7 @@ def _relevance(logits: np.ndarray, pairs: int, name: str) -> list[float]:
     if logits.shape == (pairs, 2):
         shifted = np.exp(logits - logits.max(axis=1, keepdims=True))
         return (shifted[:, 1] / shifted.sum(axis=1)).tolist()
-    raise RerankError(f"{name} returned logits of shape {logits.shape} for {pairs} pairs; expected ({pairs},), ({pairs}, 1) or ({pairs}, 2)")
+    raise RerankError(
+        f"{name} returned logits of shape {logits.shape} for {pairs} pairs; "
+        f"expected ({pairs},), ({pairs}, 1) or ({pairs}, 2)"
+    )

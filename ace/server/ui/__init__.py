@@ -18,14 +18,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ._edits import LOOPBACK_NAMES
+from ._edits import LOOPBACK_NAMES, EditRefused
+from ._errors import UiInputError
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from ._routes import FollowedSkillbook
+    from ace.serving import FollowedSkillbook
 
-__all__ = ["LOOPBACK_NAMES", "UiOptions", "mount_ui"]
+__all__ = ["LOOPBACK_NAMES", "EditRefused", "UiInputError", "UiOptions", "mount_ui"]
 
 
 @dataclass(frozen=True)

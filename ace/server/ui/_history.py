@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ace.skillbook import InsightSource, Skill
+from ace.skillbook import TAG_OUTCOMES, InsightSource, Skill
 
 __all__ = ["CounterPoint", "counter_history", "tag_outcome"]
 
-_OUTCOMES = ("helpful", "harmful", "neutral")
+_OUTCOMES = tuple(TAG_OUTCOMES.values())
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +54,7 @@ def counter_history(skill: Skill) -> tuple[CounterPoint, ...]:
     The last point's counts can be below the skill's counters when tags predate the occurrence
     history (e.g. a skillbook imported from ace-framework 0.13 with counters but no TAG records).
     """
-    counts = dict.fromkeys((*_OUTCOMES, "unknown"), 0)
+    counts: dict[str, int] = dict.fromkeys((*_OUTCOMES, "unknown"), 0)
     points = []
     for position, occurrence in enumerate(skill.occurrences, start=1):
         outcome = tag_outcome(occurrence)

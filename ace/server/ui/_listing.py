@@ -10,10 +10,11 @@ import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal, get_args
 
-from ace.skillbook import Skill, Skillbook, skill_id_order
+from ace.skillbook import COUNTERS as SKILL_COUNTERS
+from ace.skillbook import SECTIONS, Skill, Skillbook, skill_id_order
 
 __all__ = [
     "COUNTERS",
@@ -29,25 +30,28 @@ __all__ = [
     "StatusFilter",
 ]
 
-SortKey = Literal["id", "helpful", "harmful", "neutral", "used", "updated", "relevance"]
-SORT_KEYS: tuple[str, ...] = get_args(SortKey)
+COUNTERS: tuple[tuple[str, str], ...] = tuple(
+    (field.removesuffix("_count"), field) for field in sorted(SKILL_COUNTERS, key=lambda field: field == "used_count")
+)
+"""The skill's counters as (label, Skill field), in the order pages show them: the tag outcomes,
+then `used`."""
+
+SortKey = str
+"""One of `SORT_KEYS`."""
+SORT_KEYS: tuple[SortKey, ...] = ("id", *(label for label, _ in COUNTERS), "updated", "relevance")
+"""What a listing sorts by: id order, a counter (most first), the last change, the search's relevance."""
 StatusFilter = Literal["active", "inactive", "all"]
 STATUS_FILTERS: tuple[str, ...] = get_args(StatusFilter)
-SectionFilter = Literal["all", "context", "harness"]
-SECTION_FILTERS: tuple[str, ...] = get_args(SectionFilter)
+SectionFilter = str
+"""One of `SECTION_FILTERS`."""
+SECTION_FILTERS: tuple[SectionFilter, ...] = ("all", *SECTIONS)
+"""Every section, or one."""
 
 PAGE_SIZE = 50
 """Skills per page."""
 
-COUNTERS: tuple[tuple[str, str], ...] = (
-    ("helpful", "helpful_count"),
-    ("harmful", "harmful_count"),
-    ("neutral", "neutral_count"),
-    ("used", "used_count"),
-)
-"""The four counters as (label, Skill field), in the order pages show them."""
 
-_FIELDS = dict(COUNTERS)
+_FIELDS: dict[str, str] = dict(COUNTERS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +198,7 @@ def _sorted(skills: list[Skill], sort: str) -> list[Skill]:
 def _instant(timestamp: str) -> datetime:
     """An ISO-8601 timestamp as an aware datetime (a naive one, from an older file, is read as UTC)."""
     moment = datetime.fromisoformat(timestamp)
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _haystack(skill: Skill) -> str:

@@ -12,11 +12,12 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ace.untrusted import UntrustedInputError, parse_json, quote
+from ace.errors import UsageError
+from ace.untrusted import UntrustedInputError, open_regular_file, parse_json, quote
 
 __all__ = ["MAX_REPORT_BYTES", "RunRow", "list_runs", "read_report_file", "run_folder"]
 
@@ -87,11 +88,11 @@ def read_report_file(folder: Path, filename: str) -> str | None:
     has no such regular file inside it. Raises `UntrustedInputError` when it is too large or not
     UTF-8, `OSError` when it cannot be read."""
     if filename not in REPORT_FILES:
-        raise ValueError(f"only {REPORT_FILES} are served, got {quote(filename)}")
+        raise UsageError(f"only {REPORT_FILES} are served, got {quote(filename)}")
     path = folder / filename
     if not path.is_file() or not _inside(path, folder):
         return None
-    with open(path, "rb") as handle:
+    with open_regular_file(path) as handle:  # a FIFO swapped in after is_file() cannot block
         data = handle.read(MAX_REPORT_BYTES + 1)
     if len(data) > MAX_REPORT_BYTES:
         raise UntrustedInputError(f"{filename} is over {MAX_REPORT_BYTES:,} bytes; open it from disk")
@@ -107,10 +108,10 @@ def _inside(path: Path, folder: Path) -> bool:
 
 def _row(folder: Path) -> RunRow:
     summary_path = folder / "summary.json"
-    modified = datetime.fromtimestamp(summary_path.stat().st_mtime, tz=timezone.utc)
+    modified = datetime.fromtimestamp(summary_path.stat().st_mtime, tz=UTC)
     row = RunRow(name=folder.name, modified=modified, has_html=(folder / "report.html").is_file())
     try:
-        with open(summary_path, "rb") as handle:
+        with open_regular_file(summary_path) as handle:
             data = handle.read(MAX_SUMMARY_BYTES + 1)
         if len(data) > MAX_SUMMARY_BYTES:
             raise UntrustedInputError(f"it is over {MAX_SUMMARY_BYTES:,} bytes")

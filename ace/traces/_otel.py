@@ -27,11 +27,11 @@ only; the trace then says so in `note`. The trace: `{"source_system": "otel", "t
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ace.untrusted import UntrustedInputError, parse_json, quote
+from ace.traces._otlp import OtlpSpan, is_otlp_document, otlp_spans
+from ace.untrusted import UntrustedInputError, parse_json
 
 __all__ = ["CONTENT_OFF_NOTE", "OtlpSpan", "is_otlp_document", "otlp_spans", "otlp_traces", "run_label"]
 
@@ -42,75 +42,29 @@ CONTENT_OFF_NOTE = (
 )
 """The `note` of a trace built from spans without content."""
 
-_AGENT_SPAN_NAMES = ("invoke_agent ", "agent run")
-_TOOL_SPAN_NAMES = ("execute_tool ", "running tool")
-_CHAT_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
-_STATUS_ERROR = (2, "STATUS_CODE_ERROR")
-
-
-@dataclasses.dataclass(frozen=True)
-class OtlpSpan:
-    """The parts of one OTLP span a trace is built from."""
-
-    trace_id: str
-    span_id: str
-    parent_id: str | None
-    name: str
-    start: int
-    attributes: Mapping[str, Any]
-    error: str | None
-    """The status message of a span whose status is ERROR ("" without message); None otherwise."""
-    order: int
-    """Position in the file (line, then place in the line), the tie-breaker of equal start times."""
-
-    @property
-    def operation(self) -> str:
-        return str(self.attributes.get("gen_ai.operation.name") or "")
-
-    @property
-    def is_agent_run(self) -> bool:
-        return self.operation == "invoke_agent" or self.name.startswith(_AGENT_SPAN_NAMES)
-
-    @property
-    def is_tool_call(self) -> bool:
-        return self.operation == "execute_tool" or self.name.startswith(_TOOL_SPAN_NAMES)
-
-    @property
-    def is_model_request(self) -> bool:
-        return self.operation in _CHAT_OPERATIONS or self.name.startswith("chat ")
-
-
-def is_otlp_document(document: Any) -> bool:
-    """True for an OTLP JSON ExportTraceServiceRequest (an object with `resourceSpans`)."""
-    return isinstance(document, Mapping) and "resourceSpans" in document
-
-
-def otlp_spans(document: Any, *, order: int = 0) -> list[OtlpSpan]:
-    """The spans of one ExportTraceServiceRequest. Raises `UntrustedInputError` naming the first
-    defect (not an object with a `resourceSpans` list, a span without hex `traceId` / `spanId`, ...)."""
-    if not is_otlp_document(document):
-        raise UntrustedInputError(f"not an OTLP ExportTraceServiceRequest (no \"resourceSpans\"): {quote(document)}")
-    spans: list[OtlpSpan] = []
-    for resource in _list(document["resourceSpans"], "resourceSpans"):
-        for scope in _list(_object(resource, "a resourceSpans item").get("scopeSpans", []), "scopeSpans"):
-            for raw in _list(_object(scope, "a scopeSpans item").get("spans", []), "spans"):
-                spans.append(_span(_object(raw, "a span"), order * 1_000_000 + len(spans)))
-    return spans
 
 
 def otlp_traces(spans: Iterable[OtlpSpan]) -> list[tuple[int, dict[str, Any]]]:
-    """One `(order, trace)` per root agent run among `spans`, by the root's position in the file."""
+    """One `(order, trace)` per root agent run among `spans`, by the root's position in the file.
+
+    Linear in the number of spans (plus sorting): each span's run and each run's root are found once
+    and remembered, so a file of many runs, or of one long chain of spans, costs what its size does."""
     by_trace: dict[str, dict[str, OtlpSpan]] = {}
     for span in spans:
         by_trace.setdefault(span.trace_id, {})[span.span_id] = span
     traces: list[tuple[int, dict[str, Any]]] = []
     for members in by_trace.values():
-        runs = {span_id: _owning_run(span, members) for span_id, span in members.items()}
-        for root in members.values():
-            if root.is_agent_run and _owning_run(root, members, above=True) is None:
-                owned = sorted((s for s in members.values() if _root_of(s, members, runs) == root.span_id),
-                               key=lambda s: (s.start, s.order))
-                traces.append((root.order, _trace(root, owned, runs)))
+        runs = _owning_runs(members)
+        above = {span_id: runs.get(members[span_id].parent_id or "") for span_id, run in runs.items() if run == span_id}
+        roots = _roots(above)
+        owned: dict[str, list[OtlpSpan]] = {}
+        for span_id, run in runs.items():
+            root = roots.get(run) if run is not None else None
+            if root is not None:
+                owned.setdefault(root, []).append(members[span_id])
+        for root_id, root_spans in owned.items():
+            root_spans.sort(key=lambda s: (s.start, s.order))
+            traces.append((members[root_id].order, _trace(members[root_id], root_spans, runs)))
     return sorted(traces, key=lambda item: item[0])
 
 
@@ -122,76 +76,61 @@ def run_label(trace: Any) -> str | None:
     return f"{trace.get('agent') or 'agent'} run {span_id[:8]}".strip()
 
 
-# -- spans -----------------------------------------------------------------------------------------
-
-def _span(raw: Mapping[str, Any], order: int) -> OtlpSpan:
-    trace_id, span_id = _hex(raw.get("traceId"), "traceId"), _hex(raw.get("spanId"), "spanId")
-    parent = raw.get("parentSpanId")
-    parent_id = _hex(parent, "parentSpanId") if parent else None
-    status: Mapping[str, Any] = raw["status"] if isinstance(raw.get("status"), Mapping) else {}
-    error = str(status.get("message") or "") if status.get("code") in _STATUS_ERROR else None
-    try:
-        start = int(raw.get("startTimeUnixNano") or 0)
-    except (TypeError, ValueError):
-        raise UntrustedInputError(f"span {span_id} has a startTimeUnixNano that is not a number: "
-                                  f"{quote(raw.get('startTimeUnixNano'))}") from None
-    name = raw.get("name")
-    return OtlpSpan(trace_id, span_id, parent_id, name if isinstance(name, str) else "", start,
-                    _attributes(raw.get("attributes", [])), error, order)
-
-
-def _attributes(raw: Any) -> dict[str, Any]:
-    attributes: dict[str, Any] = {}
-    for item in _list(raw, "attributes"):
-        item = _object(item, "an attribute")
-        if isinstance(item.get("key"), str):
-            attributes[item["key"]] = _value(item.get("value"))
-    return attributes
-
-
-def _value(value: Any) -> Any:
-    """An OTLP AnyValue as plain data (intValue is a decimal string in OTLP JSON)."""
-    if not isinstance(value, Mapping):
-        return None
-    if "stringValue" in value:
-        return value["stringValue"]
-    if "intValue" in value:
-        try:
-            return int(value["intValue"])
-        except (TypeError, ValueError):
-            return value["intValue"]
-    for key in ("boolValue", "doubleValue", "bytesValue"):
-        if key in value:
-            return value[key]
-    if isinstance(value.get("arrayValue"), Mapping):
-        return [_value(item) for item in value["arrayValue"].get("values", []) or []]
-    if isinstance(value.get("kvlistValue"), Mapping):
-        return {str(kv.get("key")): _value(kv.get("value"))
-                for kv in value["kvlistValue"].get("values", []) or [] if isinstance(kv, Mapping)}
-    return None
+def _owning_runs(members: Mapping[str, OtlpSpan]) -> dict[str, str | None]:
+    """Each span's nearest agent run at or above it (by span id; None when there is none, or the
+    parents loop without one). Each span is resolved once: a walk up stops at a span already known."""
+    runs: dict[str, str | None] = {}
+    for start in members:
+        path: list[str] = []
+        on_path: set[str] = set()
+        current: str | None = start
+        found: str | None = None
+        while current is not None and current in members:
+            if current in runs:
+                found = runs[current]
+                break
+            if current in on_path:  # the parents loop without an agent run
+                break
+            span = members[current]
+            if span.is_agent_run:
+                found = current
+                break
+            path.append(current)
+            on_path.add(current)
+            current = span.parent_id
+        for span_id in path:
+            runs[span_id] = found
+        if current is not None and current in members and current not in runs:
+            runs[current] = found  # the agent run itself (or a looping span: None)
+    return runs
 
 
-def _owning_run(span: OtlpSpan, members: Mapping[str, OtlpSpan], *, above: bool = False) -> str | None:
-    """The nearest agent run at or (with `above`) strictly above `span`, by span id."""
-    current: OtlpSpan | None = members.get(span.parent_id or "") if above else span
-    seen: set[str] = set()
-    while current is not None and current.span_id not in seen:
-        if current.is_agent_run:
-            return current.span_id
-        seen.add(current.span_id)
-        current = members.get(current.parent_id or "")
-    return None
-
-
-def _root_of(span: OtlpSpan, members: Mapping[str, OtlpSpan], runs: Mapping[str, str | None]) -> str | None:
-    run, seen = runs[span.span_id], set()
-    while run is not None and run not in seen:
-        seen.add(run)
-        above = _owning_run(members[run], members, above=True)
-        if above is None:
-            return run
-        run = above
-    return None
+def _roots(above: Mapping[str, str | None]) -> dict[str, str]:
+    """Each agent run's root run (the run above all others over it), from `above`: each run's nearest
+    run strictly above (None for a root). Runs whose chain of runs loops have no root."""
+    roots: dict[str, str | None] = {}
+    for start in above:
+        path: list[str] = []
+        on_path: set[str] = set()
+        current: str | None = start
+        found: str | None = None
+        while current is not None and current in above:
+            if current in roots:
+                found = roots[current]
+                break
+            if current in on_path:
+                break
+            if above[current] is None:
+                found = current
+                break
+            path.append(current)
+            on_path.add(current)
+            current = above[current]
+        for run in path:
+            roots[run] = found
+        if current is not None and current in above and current not in roots:
+            roots[current] = found
+    return {run: root for run, root in roots.items() if root is not None}
 
 
 # -- the trace -------------------------------------------------------------------------------------
@@ -329,21 +268,3 @@ def _json_list(value: Any) -> list[Any] | None:
         except UntrustedInputError:
             return None
     return value if isinstance(value, list) else None
-
-
-def _list(value: Any, what: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise UntrustedInputError(f"{what} is not a list: {quote(value)}")
-    return value
-
-
-def _object(value: Any, what: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise UntrustedInputError(f"{what} is not an object: {quote(value)}")
-    return value
-
-
-def _hex(value: Any, what: str) -> str:
-    if not isinstance(value, str) or not value or any(c not in "0123456789abcdefABCDEF" for c in value):
-        raise UntrustedInputError(f"a span's {what} is not a hex id: {quote(value)}")
-    return value.lower()

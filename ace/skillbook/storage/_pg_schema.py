@@ -13,9 +13,10 @@ only what changed after the version it serves.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, LiteralString
 
-from ace.skillbook._store import SkillbookStorageError
+from ace.skillbook._errors import SkillbookStorageError
+from ace.skillbook._skill import COUNTERS, EMBEDDING_FIELDS
 
 if TYPE_CHECKING:
     import psycopg
@@ -27,7 +28,7 @@ NOTIFY_CHANNEL = "ace_skillbook"
 
 _MIGRATION_LOCK = 0x61636531  # pg_advisory_xact_lock key: two processes never migrate at once
 
-_MIGRATIONS: tuple[tuple[int, tuple[str, ...]], ...] = (
+_MIGRATIONS: tuple[tuple[int, tuple[LiteralString, ...]], ...] = (
     (1, (
         """CREATE TABLE IF NOT EXISTS ace_skillbooks (
             name text PRIMARY KEY,
@@ -107,3 +108,24 @@ def ensure_schema(conn: psycopg.Connection) -> None:
             for statement in statements:
                 conn.execute(statement)
             conn.execute("INSERT INTO ace_schema_version (version) VALUES (%s)", (version,))
+        _add_derived_columns(conn)
+
+
+def _add_derived_columns(conn: psycopg.Connection) -> None:
+    """A column for every counter (`COUNTERS`) and vector kind (`EMBEDDING_FIELDS`) the `Skill`
+    record has, added when missing: a new counter or kind is a new field of `Skill`, not a new
+    migration. Only missing columns are altered (an ALTER TABLE locks the table even when it
+    changes nothing, which would stall every writer)."""
+    from psycopg import sql
+
+    counter, vector, model = sql.SQL("bigint NOT NULL DEFAULT 0"), sql.SQL("bytea"), sql.SQL("json")
+    wanted = [("ace_skills", name, counter) for name in COUNTERS]
+    wanted += [("ace_skills", name, vector) for name in EMBEDDING_FIELDS.values()]
+    wanted += [("ace_skillbooks", f"{name}_model", model) for name in EMBEDDING_FIELDS.values()]
+    present = set(conn.execute(
+        "SELECT table_name, column_name FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name IN ('ace_skills', 'ace_skillbooks')"
+    ).fetchall())
+    for table, column, kind in wanted:
+        if (table, column) not in present:
+            conn.execute(sql.SQL("ALTER TABLE {} ADD COLUMN {} {}").format(sql.Identifier(table), sql.Identifier(column), kind))

@@ -38,6 +38,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ace.errors import UsageError
 from ace.untrusted import UntrustedInputError, parse_json
 
 __all__ = ["DEFAULT_TRACE_CHAR_LIMIT", "render_trace", "to_plain_data", "truncate_middle"]
@@ -85,7 +86,7 @@ def render_trace(trace: Any, *, max_chars: int = DEFAULT_TRACE_CHAR_LIMIT) -> st
     Raises ValueError when `max_chars` is not positive.
     """
     if max_chars <= 0:
-        raise ValueError(f"max_chars must be positive, got {max_chars}")
+        raise UsageError(f"max_chars must be positive, got {max_chars}")
     return truncate_middle(_render(to_plain_data(trace)), max_chars)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import io
 import math
-import os
 import struct
 import zipfile
 import zlib
@@ -31,11 +30,9 @@ from typing import IO
 
 import numpy as np
 
-from ace.skillbook._checks import read_limited
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError
-from ace.skillbook._storage import embedding_sidecar_path
 from ace.skillbook._skill import EMBEDDING_FIELDS, MAX_EMBEDDING_DIMENSION, EmbeddingKind, Skill, as_embedding
-from ace.untrusted import UntrustedInputError, check_text, quote
+from ace.untrusted import UntrustedInputError, check_text, quote, read_limited
 
 __all__ = [
     "StoredEmbeddings",
@@ -288,7 +285,7 @@ def _parse_npy(data: bytes, headers: _Headers) -> np.ndarray:
         read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
         try:
             parsed = read_header(buffer)
-        except Exception as exc:  # noqa: BLE001 - numpy's header parser tokenizes garbage: any error type
+        except Exception as exc:
             raise ValueError(f"member has a garbage .npy header ({type(exc).__name__})") from None
         headers[header] = parsed
     shape, fortran_order, dtype = parsed

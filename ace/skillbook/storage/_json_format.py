@@ -1,5 +1,6 @@
 """The on-disk format of `skillbook.json` (schema v2, no vectors; the vectors are in the sidecar,
-see `_sidecar`). Both files are written atomically (temp file in the same folder, fsync, rename),
+see `_sidecar`), and the state the two files hold together. Both files are written atomically (temp file in
+the same folder, fsync, rename),
 so a crash leaves either the old or the new complete file.
 
 The JSON is untrusted input: it is parsed with `ace.untrusted.parse_json` (size, depth, duplicate
@@ -11,14 +12,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ace.skillbook._errors import SkillbookError, SkillbookFormatError
-from ace.skillbook._skill import MAX_ID_DIGITS, VALID_SECTIONS, Skill
+from ace.skillbook._skill import MAX_ID_DIGITS, SECTIONS, Skill, id_number, skill_id_order
+from ace.skillbook._state import SkillbookState
 from ace.untrusted import UntrustedInputError, parse_json, quote
 
 __all__ = [
@@ -29,6 +30,7 @@ __all__ = [
     "decode_skillbook",
     "encode_skillbook",
     "id_number",
+    "state_to_json",
 ]
 
 SCHEMA_VERSION = "2"
@@ -37,15 +39,6 @@ MAX_SKILLBOOK_BYTES = 256 * 1024 * 1024
 """Largest `skillbook.json` loaded (about 300,000 skills); a bigger file is refused before parsing."""
 MAX_ID_NUMBER = 10**MAX_ID_DIGITS - 1
 _TOP_LEVEL_KEYS = frozenset({"schema_version", "skills", "sections", "next_id", "next_ids", "similarity_decisions"})
-_ID_NUMBER = re.compile(r"-([0-9]+)$", re.ASCII)
-
-
-def id_number(skill_id: str) -> int:
-    """The numeric part of `context-00042` (42)."""
-    match = _ID_NUMBER.search(skill_id)
-    if match is None:
-        raise SkillbookError(f"skill id {quote(skill_id)} does not end in a number")
-    return int(match.group(1))
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +61,7 @@ def encode_skillbook(
     payload = {
         "schema_version": SCHEMA_VERSION,
         "skills": {skill.id: skill.to_dict() for skill in skills},
-        "sections": {section: [s.id for s in skills if s.section == section] for section in sorted(VALID_SECTIONS)},
+        "sections": {section: [s.id for s in skills if s.section == section] for section in SECTIONS},
         "next_id": max(last_numbers.values(), default=0),
         "next_ids": dict(last_numbers),
         "similarity_decisions": dict(similarity_decisions),
@@ -123,8 +116,8 @@ def decode_skillbook(data: bytes, source: str) -> StoredSkillbook:
     raw_last = payload.get("next_ids")
     if raw_last is not None and not isinstance(raw_last, dict):
         raise _format_error(source, f"next_ids must be an object, got {quote(raw_last)}")
-    last_numbers = {}
-    for section in sorted(VALID_SECTIONS):
+    last_numbers: dict[str, int] = {}
+    for section in SECTIONS:
         recorded = global_last if raw_last is None else _number(raw_last.get(section, 0), source, f"next_ids.{section}")
         in_use = [id_number(s.id) for s in skills if s.section == section]
         last_numbers[section] = max([recorded, *in_use])
@@ -139,3 +132,10 @@ def embedding_sidecar_path(path: str | os.PathLike[str]) -> Path:
     passes the resolved path (`os.path.realpath`), so a symlink and its target share one sidecar."""
     path = Path(path)
     return path.with_name(f"{path.stem}.embeddings.npz")
+
+
+
+def state_to_json(state: SkillbookState) -> bytes:
+    """The JSON bytes of `state` (skills in id order; no vectors: they go to the sidecar)."""
+    skills = sorted(state.skills.values(), key=lambda skill: skill_id_order(skill.id))
+    return encode_skillbook(skills, state.last_numbers, state.similarity_decisions)

@@ -5,23 +5,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ace.steps.context import ACEStepContext, Sample
+from ace.traces.sample import Sample
 
 __all__ = ["trace_feedback", "trace_ground_truth", "trace_question"]
 
 
-def trace_question(ctx: ACEStepContext) -> str:
-    """The task of the sample: the Sample's question, a trace's `question`, or a tau2 task's request."""
-    if isinstance(ctx.sample, Sample):
-        return ctx.sample.question
-    trace = ctx.trace
+def trace_question(sample: object, trace: Any) -> str:
+    """The task: the `Sample`'s question, else the trace's `question`, or a tau2 task's request."""
+    if isinstance(sample, Sample):
+        return sample.question
     if not isinstance(trace, Mapping):
         return ""
     if isinstance(trace.get("question"), str):
         return trace["question"]
     task = trace.get("task")
-    if isinstance(task, Mapping):
-        instructions = (task.get("user_scenario") or {}).get("instructions")
+    scenario = task.get("user_scenario") if isinstance(task, Mapping) else None
+    if isinstance(scenario, Mapping):
+        instructions = scenario.get("instructions")
         if isinstance(instructions, Mapping):
             return str(instructions.get("reason_for_call") or "")
         if isinstance(instructions, str):
@@ -39,18 +39,19 @@ def trace_feedback(trace: Any) -> str | None:
     simulation: Mapping[str, Any] = nested if isinstance(nested, Mapping) else trace
     reward_info = simulation.get("reward_info")
     if isinstance(reward_info, Mapping):
-        db_check = reward_info.get("db_check") or {}
+        db_check = reward_info.get("db_check")
+        db_match = db_check.get("db_match") if isinstance(db_check, Mapping) else None
         return (
-            f"reward={reward_info.get('reward')}; db_match={db_check.get('db_match')}; "
+            f"reward={reward_info.get('reward')}; db_match={db_match}; "
             f"termination={simulation.get('termination_reason')}"
         )
     return None
 
 
-def trace_ground_truth(ctx: ACEStepContext) -> str | None:
-    """The expected answer, from the Sample or the trace's `ground_truth`."""
-    if isinstance(ctx.sample, Sample) and ctx.sample.ground_truth is not None:
-        return ctx.sample.ground_truth
-    if isinstance(ctx.trace, Mapping) and ctx.trace.get("ground_truth") is not None:
-        return str(ctx.trace["ground_truth"])
+def trace_ground_truth(sample: object, trace: Any) -> str | None:
+    """The expected answer, from the `Sample` or the trace's `ground_truth`."""
+    if isinstance(sample, Sample) and sample.ground_truth is not None:
+        return sample.ground_truth
+    if isinstance(trace, Mapping) and trace.get("ground_truth") is not None:
+        return str(trace["ground_truth"])
     return None
