@@ -25,7 +25,10 @@ def _last_word(answer: str | None, ground_truth: str | None) -> str:
     """What the prompt ends with: the comparison that decides the lesson, where a small model looks."""
     if answer is not None and ground_truth is not None and answer.strip() != ground_truth.strip():
         # A question, not a sentence to fill in: small models copy imperative prompt text into their fields.
-        return f"Answered: `{answer.strip()}`. Expected: `{ground_truth.strip()}`. What does the expected answer do differently?"
+        return (
+            f"Answered: `{answer.strip()}`. Expected: `{ground_truth.strip()}`. "
+            "What does the expected answer do differently?"
+        )
     return "Judge the run by the feedback, not by the trace's own account of it."
 
 

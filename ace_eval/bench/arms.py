@@ -5,7 +5,7 @@
 | `none` | nothing (an empty skillbook) | how far the model gets alone |
 | `learned` | the learned skills the matcher picks for the task | does learning help |
 | `all` | every learned skill | is matching worth it |
-| `icl` | the training items, the answers given and their feedback, up to a token budget | is a skillbook better than the raw experience in the prompt |
+| `icl` | the training items, the answers given and their feedback, within a token budget | does a skillbook beat raw experience |
 | `oracle` | the task's true rule, written by hand as a skill (none for a control) | can the agent use a rule at all |
 """
 

@@ -293,6 +293,7 @@ def _skills_markdown(data: dict[str, Any]) -> list[str]:
             f"  - issue: {skill['issue']}",
             f"  - insight: {skill['insight']}",
             f"  - learned arm: injected into {row['injected']} answers ({reached}); accuracy injected / not: {rates}; "
-            f"helpful / harmful / neutral: {skill['helpful_count']} / {skill['harmful_count']} / {skill['neutral_count']}",
+            "helpful / harmful / neutral: "
+            f"{skill['helpful_count']} / {skill['harmful_count']} / {skill['neutral_count']}",
         ]
     return lines
