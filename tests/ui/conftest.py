@@ -1,5 +1,5 @@
 """Browser tests of the UI and of report.html: Debian's Chromium driven by Playwright (never a
-browser Playwright downloads), one browser per test session, real `ace serve` processes on
+browser Playwright downloads), one browser for the tests of this package, real `ace serve` processes on
 127.0.0.1. Tests that need the browser skip, saying why, only when Chromium is not installed
 (`.ci/run` installs it). Screenshots go to `results/ui_screenshots/` (git-ignored)."""
 
@@ -22,9 +22,11 @@ CHROMIUM_FLAGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the whole session."""
+    """One headless Chromium for the tests of this package. Not for the session: Playwright's sync
+    API keeps an event loop running on this thread while it is open, so an `asyncio.run` of any
+    test collected after these would fail with "This event loop is already running"."""
     if not Path(CHROMIUM).exists():
         pytest.skip(f"Chromium is not installed at {CHROMIUM} (apt-get install -y --no-install-recommends chromium)")
     from playwright.sync_api import sync_playwright
