@@ -30,8 +30,10 @@ from ._matching_index import (
 )
 from ._matching_terms import terms_of
 from .embedder import Embedder, checked_embed
+from .embedding_batcher import EmbeddingBatcher
 from .local_embedder import default_embedder
 from .rerankers import FieldAwareReranker, RerankCandidate, Reranker, RerankError
+from .task_vector_cache import TaskVectorCache
 
 __all__ = [
     "DEFAULT_FLOOR",
@@ -94,6 +96,10 @@ class SkillMatcher:
     follows the skillbook: before each match it compares `skillbook.version` with the indexed one and
     re-reads only the skills in `changed_ids_since`, embedding only new or edited texts. It is never
     rebuilt per request.
+
+    A server gives it a `task_cache` (a repeated task is not embedded again) and `batch_tasks=True`
+    (tasks matched at the same time on different threads share one embedding call); either way the
+    answer for a task is the one an uncached matcher gives, to the byte.
     """
 
     def __init__(
@@ -104,11 +110,15 @@ class SkillMatcher:
         reranker: Reranker | None = None,
         floor: float | None = None,
         shortlist_size: int = DEFAULT_SHORTLIST_SIZE,
+        task_cache: TaskVectorCache | None = None,
+        batch_tasks: bool = False,
     ) -> None:
         """Bind the matcher to `skillbook` (a `Skillbook` or its view).
 
         `embedder` defaults to `default_embedder()` (offline MiniLM), `reranker` to
-        `FieldAwareReranker()`, `floor` to `DEFAULT_FLOOR`. Raises ValueError for a floor outside
+        `FieldAwareReranker()`, `floor` to `DEFAULT_FLOOR`. `task_cache` holds the vectors of tasks
+        already embedded (none by default: every task is embedded); `batch_tasks` lets concurrent
+        matches share embedding calls (`EmbeddingBatcher`). Raises ValueError for a floor outside
         [0, 1] or a shortlist size below 1. Nothing is embedded until the first match.
         """
         floor = DEFAULT_FLOOR if floor is None else floor
@@ -121,6 +131,9 @@ class SkillMatcher:
         self.reranker = reranker if reranker is not None else FieldAwareReranker()
         self.floor = float(floor)
         self.shortlist_size = shortlist_size
+        self.task_cache = task_cache
+        """The vectors of tasks already embedded, or None."""
+        self._batcher = EmbeddingBatcher(self.embedder) if batch_tasks else None
         self._skillbook = skillbook
         self._snapshot = empty_snapshot(self.embedder.dim)
         self._refresh_lock = threading.Lock()
@@ -209,10 +222,10 @@ class SkillMatcher:
     ) -> list[tuple[MatchEntry, RerankCandidate]]:
         if not snapshot.entries:
             return []
-        query = checked_embed(self.embedder, [task], f"the task {task[:80]!r}")
+        query = self._task_vector(task)
         # einsum stays single-threaded; `matrix @ vector` wakes multi-threaded BLAS, whose spinning
         # workers cost more CPU than the product itself at this size.
-        similarities = np.einsum("ij,j->i", snapshot.vectors, query[0])
+        similarities = np.einsum("ij,j->i", snapshot.vectors, query)
         rows = np.arange(len(snapshot.entries))
         if self.shortlist_size < len(rows):
             best = np.argpartition(-similarities, self.shortlist_size - 1)[: self.shortlist_size]
@@ -233,6 +246,22 @@ class SkillMatcher:
             shortlisted.append((entry, candidate))
         shortlisted.sort(key=lambda pair: (-pair[1].similarity, skill_id_order(pair[1].skill_id)))
         return shortlisted[: self.shortlist_size]
+
+    def _task_vector(self, task: str) -> np.ndarray:
+        """The task's unit vector: from the cache, else embedded (through the batcher when there is one)."""
+        model = self.embedder.name
+        if self.task_cache is not None:
+            cached = self.task_cache.get(model, task)
+            if cached is not None:
+                return cached
+        what = f"the task {task[:80]!r}"
+        if self._batcher is not None:
+            vector = self._batcher.embed(task, what)
+        else:
+            vector = checked_embed(self.embedder, [task], what)[0]
+        if self.task_cache is not None:
+            self.task_cache.put(model, task, vector)
+        return vector
 
 
 def _checked_task(task: str) -> str:
