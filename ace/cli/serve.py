@@ -4,19 +4,31 @@
 from __future__ import annotations
 
 import argparse
+import os
+import secrets
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ace.cli._app import CommandError
 from ace.cli._logging import add_log_level_option, configure_logging
 from ace.cli._reranker import add_reranker_options, reranker_from_args
 
-__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "register"]
+if TYPE_CHECKING:
+    from ace.cli._serve_app import ServeOptions
+
+__all__ = ["DEFAULT_HOST", "DEFAULT_PORT", "MAX_WORKERS", "register"]
+
+T = TypeVar("T")
 
 DEFAULT_HOST = "127.0.0.1"
 """Loopback only: expose the API on another interface deliberately, with --host."""
 DEFAULT_PORT = 8765
+MAX_WORKERS = 64
+"""Most `--workers`: each process holds the model and the index (about 150 MB at 5,000 skills)."""
+DEFAULT_TASK_CACHE = 16_384
+"""Task vectors `ace serve` keeps by default (`ace.retrieval.task_vector_cache.DEFAULT_CACHE_ENTRIES`)."""
 _WILDCARDS = ("0.0.0.0", "::", "[::]", "")
 
 
@@ -47,6 +59,19 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--allow-edits", action="store_true",
         help="let skill pages of the UI remove or activate a skill (recorded with origin ui); default read-only",
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, metavar="N",
+        help="serve from N processes (e.g. one per core), each following the skillbook (default 1)",
+    )
+    parser.add_argument(
+        "--task-cache", type=int, default=DEFAULT_TASK_CACHE, metavar="N",
+        help=f"keep the vectors of the last N distinct tasks, so a repeated task is not embedded again "
+        f"(per process; default {DEFAULT_TASK_CACHE:,}, at most 32 MiB; 0: none)",
+    )
+    parser.add_argument(
+        "--no-batching", action="store_true",
+        help="embed each request's task on its own (default: concurrent requests share embedding calls)",
+    )
     add_reranker_options(parser)
     add_log_level_option(parser)
     parser.set_defaults(handler=_serve)
@@ -56,39 +81,84 @@ def _serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from ace.server import access_log_config, allowed_host_patterns, create_app
+        from ace.server import access_log_config, allowed_host_patterns
     except ImportError as exc:
         raise CommandError(f"the server extra is not installed ({exc.name}); run pip install 'ace[server]'") from None
-    from ace.cli._skillbook_file import format_error_line, require_file, shown, terminal_text
-    from ace.server.ui import LOOPBACK_NAMES, UiOptions
-    from ace.skillbook import SkillbookError, SkillbookFormatError
+    from ace.cli._serve_app import build_app, options_file
+    from ace.cli._skillbook_file import require_file, shown, terminal_text
 
     require_file(args.path)
     configure_logging(args.log_level)
+    options = _options(args, allowed_host_patterns(args.allowed_host, bound=args.host))
+    base = f"http://{args.host}:{args.port}"
+    workers = f", {args.workers} worker processes" if args.workers > 1 else ""
+    started = terminal_text(f"serving {shown(args.path)} on {base}, the UI at {base}/ui"
+                            f"{' (edits allowed)' if args.allow_edits else ''}{workers} (Ctrl+C to stop)")
+    run: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": args.log_level,
+                           "log_config": access_log_config()}
+    if args.workers == 1:
+        app = _loaded(args.path, lambda: build_app(options))
+        print(started, file=sys.stderr)
+        uvicorn.run(app, **run)
+        return 0
+    from ace.skillbook.storage import open_store
+
+    # Refused here, in one line, rather than by every worker: a bad reranker, an unreadable skillbook.
+    reranker_from_args(args)
+    _loaded(args.path, lambda: open_store(args.path).load(vectors=False))
+    with options_file(options):
+        print(started, file=sys.stderr)
+        uvicorn.run("ace.cli._serve_app:worker_app", factory=True, workers=args.workers, **run)
+    return 0
+
+
+def _options(args: argparse.Namespace, allowed_hosts: list[str]) -> ServeOptions:
+    """The app's options from the command line; raises `CommandError` for a bad value."""
+    from ace.cli._serve_app import ServeOptions
+    from ace.server.ui import LOOPBACK_NAMES
+
     if args.runs is not None and not args.runs.is_dir():
         raise CommandError(f"--runs {args.runs} is not a folder; give the folder "
                            "holding the e2e run folders (e.g. results/e2e)")
-    reranker = reranker_from_args(args)
+    if args.body_timeout is not None and not 0 < args.body_timeout <= 3600:
+        raise CommandError(f"--body-timeout must be more than 0 and at most 3600 seconds, got {args.body_timeout:g}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise CommandError(f"--workers must be within 1..{MAX_WORKERS}, got {args.workers}")
+    if args.task_cache < 0:
+        raise CommandError(f"--task-cache must be 0 (no cache) or more task vectors, got {args.task_cache}")
     # Edits are addressed to this machine by a loopback name, or to the address the server is bound to.
     hostnames = LOOPBACK_NAMES | ({args.host.lower().strip("[]")} if args.host not in _WILDCARDS else set())
-    ui = UiOptions(allow_edits=args.allow_edits, runs_dir=args.runs, edit_hostnames=frozenset(hostnames))
-    limits: dict[str, Any] = {"allowed_hosts": allowed_host_patterns(args.allowed_host, bound=args.host)}
-    if args.body_timeout is not None:
-        if not 0 < args.body_timeout <= 3600:
-            raise CommandError(f"--body-timeout must be more than 0 and at most 3600 seconds, got {args.body_timeout:g}")
-        limits["body_timeout_s"] = args.body_timeout
+    cores = os.cpu_count() or 1
+    return ServeOptions(
+        location=str(args.path),
+        reranker={name: getattr(args, name) for name in ("reranker", "reranker_model", "api_base", "api_key")},
+        allowed_hosts=list(allowed_hosts),
+        body_timeout_s=args.body_timeout,
+        allow_edits=args.allow_edits,
+        edit_hostnames=sorted(hostnames),
+        # One token for every worker, so a form one worker served is accepted by the one that gets it back.
+        edit_token=secrets.token_urlsafe(32) if args.allow_edits and args.workers > 1 else None,
+        runs_dir=str(args.runs) if args.runs is not None else None,
+        task_cache_entries=args.task_cache,
+        batch_tasks=not args.no_batching,
+        # Workers share the cores: each embeds with its share of them instead of all of them.
+        embedder_threads=max(1, cores // args.workers) if args.workers > 1 else None,
+        log_level=args.log_level,
+    )
+
+
+def _loaded(path: str, load: Callable[[], T]) -> T:
+    """`load()`, its failure to read the skillbook at `path` made one `CommandError` line."""
+    from ace.cli._skillbook_file import format_error_line, shown
+    from ace.skillbook import SkillbookError, SkillbookFormatError
+
     try:
-        app = create_app(args.path, reranker=reranker, ui=ui, **limits)
+        return load()
     except (OSError, SkillbookError) as exc:
         if isinstance(exc, SkillbookFormatError):
             message = format_error_line(exc)
         elif isinstance(exc, SkillbookError):  # SkillbookStorageError: names the database already
             message = str(exc)
         else:
-            message = f"{shown(args.path)}: {exc.strerror or exc}"
+            message = f"{shown(path)}: {exc.strerror or exc}"
         raise CommandError(message) from None
-    base = f"http://{args.host}:{args.port}"
-    print(terminal_text(f"serving {shown(args.path)} on {base}, the UI at {base}/ui"
-                        f"{' (edits allowed)' if args.allow_edits else ''} (Ctrl+C to stop)"), file=sys.stderr)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, log_config=access_log_config())
-    return 0

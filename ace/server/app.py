@@ -23,9 +23,11 @@ from pydantic import BaseModel
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ace import __version__
+from ace.errors import UsageError
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
+from ace.retrieval.task_vector_cache import DEFAULT_CACHE_ENTRIES, TaskVectorCache
 from ace.serving import FollowedSkillbook, closing_lifespan, follow, match_json
 from ace.untrusted import quote
 
@@ -116,6 +118,8 @@ def create_app(
     allowed_hosts: Iterable[str] = LOOPBACK_HOSTS,
     body_timeout_s: float = BODY_TIMEOUT_S,
     max_buffered_body_bytes: int = MAX_BUFFERED_BODY_BYTES,
+    task_cache_entries: int = DEFAULT_CACHE_ENTRIES,
+    batch_tasks: bool = True,
 ) -> FastAPI:
     """The API app for `skillbook_path`; loads the file and builds the match index before returning.
 
@@ -131,12 +135,22 @@ def create_app(
     read the skills; `["*"]` accepts any), and their bodies are held to `MAX_BODY_BYTES` (413),
     `body_timeout_s` (408) and, all requests together, `max_buffered_body_bytes` (503;
     `app.state.body_budget` counts the bytes held): see `ace.server._request_limits`.
+
+    The vectors of the last `task_cache_entries` distinct tasks are kept (`TaskVectorCache`, also
+    bounded by bytes; 0 keeps none), so a repeated task is not embedded again, and with
+    `batch_tasks` concurrent requests share embedding calls (`EmbeddingBatcher`): either way every
+    answer is, to the byte, the one an uncached server gives (docs/serving.md).
     """
     from fastapi_offline import FastAPIOffline
 
+    if isinstance(task_cache_entries, bool) or not isinstance(task_cache_entries, int) or task_cache_entries < 0:
+        raise UsageError(f"task_cache_entries must be an integer >= 0, got {task_cache_entries!r}")
+    task_cache = TaskVectorCache(max_entries=task_cache_entries) if task_cache_entries else None
     followed = follow(
         skillbook_path,
-        lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
+        lambda skillbook: SkillMatcher(
+            skillbook, embedder=embedder, reranker=reranker, floor=floor, task_cache=task_cache, batch_tasks=batch_tasks
+        ),
     )
     # FastAPIOffline: /docs and /redoc load Swagger UI and ReDoc from the package, not from a CDN.
     app = FastAPIOffline(

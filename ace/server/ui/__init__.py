@@ -14,7 +14,7 @@ with pygal alone.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,6 +39,9 @@ class UiOptions:
     """The folder whose sub-folders are `ace-eval e2e` runs listed at /ui/runs; None: no runs."""
     edit_hostnames: frozenset[str] = LOOPBACK_NAMES
     """Host names (lowercase, no port) an edit request may be addressed to."""
+    edit_token: str | None = field(default=None, repr=False)
+    """The token edit forms carry; None: a new random one for this process. Processes serving one
+    address (`ace serve --workers`) share one, so a form from one worker is accepted by another."""
 
 
 def mount_ui(

@@ -87,7 +87,8 @@ class _Pages:
         self.followed = followed
         self.location = location
         self.options = options
-        self.guard = EditGuard(hostnames=options.edit_hostnames) if options.allow_edits else None
+        shared_token = {} if options.edit_token is None else {"token": options.edit_token}
+        self.guard = EditGuard(hostnames=options.edit_hostnames, **shared_token) if options.allow_edits else None
         self.renderer = Renderer({"location": display, "edits": self.guard is not None})
         self.listings = ListingCache()
         self.nearest = NearestSkills(followed.matcher.embedder)
