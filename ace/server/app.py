@@ -14,12 +14,12 @@ database followed through LISTEN/NOTIFY; no restart needed. The follower is clos
 from __future__ import annotations
 
 import os
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
-from fastapi import FastAPI, HTTPException, Query, Request, Response
+from fastapi import FastAPI, HTTPException, Query, Response
 from fastapi.exceptions import RequestValidationError
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from ace import __version__
@@ -48,6 +48,7 @@ from ._request_limits import (
     BodyLimits,
     allowed_host_patterns,
 )
+from ._stale_header import STALE_HEADER, StaleStateHeader
 from .ui import UiOptions, mount_ui
 
 __all__ = [
@@ -65,11 +66,6 @@ __all__ = [
     "allowed_host_patterns",
     "create_app",
 ]
-
-STALE_HEADER = "X-Skillbook-Stale"
-"""Response header present when the served state is not the file on disk (its reload failed); it
-says why."""
-
 
 class SkillSummary(BaseModel):
     """A catalog entry: when the skill applies."""
@@ -96,6 +92,9 @@ class ErrorDetail(BaseModel):
 
     detail: str
 
+
+_MATCHES = TypeAdapter(list[SkillMatchOut])
+"""Validates and encodes a match answer."""
 
 _STALE_DOC = {
     STALE_HEADER: {
@@ -164,14 +163,7 @@ def create_app(
     app.state.body_budget = BodyBudget(limit=max_buffered_body_bytes)
     app.add_middleware(BodyLimits, max_bytes=MAX_BODY_BYTES, timeout_s=body_timeout_s, budget=app.state.body_budget)
 
-    @app.middleware("http")
-    async def mark_stale_state(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
-        if followed.stale is not None:
-            # Clients must be able to tell that they get the last good state, not the file as it is.
-            reason = followed.stale.encode("ascii", "backslashreplace").decode("ascii").replace("\n", " ")
-            response.headers[STALE_HEADER] = reason[:300]
-        return response
+    app.add_middleware(StaleStateHeader, followed=followed)
 
     mount_ui(app, followed, skillbook_path, followed.display, ui or UiOptions())
     _add_skill_routes(app, followed)
@@ -184,13 +176,16 @@ def create_app(
 def _add_skill_routes(app: FastAPI, followed: FollowedSkillbook) -> None:
     """`/memory/skills`: the catalog, a task's matches (GET and POST), one skill."""
 
-    def match(task: str, limit: int) -> list[dict[str, Any]]:
+    def match(task: str, limit: int) -> Response:
         followed.current()
         try:
             matches = followed.matcher.match(task, limit=limit)
         except (EmbeddingError, RerankError) as error:
             raise HTTPException(503, f"matching is unavailable: {error}") from error
-        return [match_json(m) for m in matches]
+        # Encoded here, in the request's worker thread, the way FastAPI encodes a response_model
+        # (same bytes): returning the list would cost a second trip through the thread pool.
+        validated = _MATCHES.validate_python([match_json(m) for m in matches])
+        return Response(_MATCHES.dump_json(validated, by_alias=True), media_type="application/json")
 
     @app.get(
         "/memory/skills",
@@ -203,7 +198,7 @@ def _add_skill_routes(app: FastAPI, followed: FollowedSkillbook) -> None:
         limit: Annotated[
             int, Query(ge=1, le=MAX_LIMIT, description="Most skills to return for a task.")
         ] = DEFAULT_LIMIT,
-    ) -> Response | list[dict[str, Any]]:
+    ) -> Response:
         if task is None:
             served = followed.current()
             return Response(served.catalog, media_type="application/json")
@@ -225,7 +220,7 @@ def _add_skill_routes(app: FastAPI, followed: FollowedSkillbook) -> None:
         description=f"Same answer as `GET /memory/skills?task=&limit=`. The task is at most "
         f"{MAX_TASK_CHARS:,} characters (422 above); a body over {MAX_BODY_BYTES:,} bytes is refused with 413.",
     )
-    def match_skills(request: MatchRequest) -> list[dict[str, Any]]:
+    def match_skills(request: MatchRequest) -> Response:
         return match(request.task, request.limit)
 
 
