@@ -13,6 +13,14 @@ def test_serve_binds_loopback_port_8765_by_default():
     assert (args.host, args.port) == ("127.0.0.1", 8765)
 
 
+def test_serve_keeps_the_librarys_default_task_cache_in_one_process_without_pooling_it():
+    from ace.retrieval.task_vector_cache import DEFAULT_CACHE_ENTRIES
+
+    args = make_parser().parse_args(["serve", "skillbook.json"])
+
+    assert (args.task_cache, args.no_batching, args.workers) == (DEFAULT_CACHE_ENTRIES, False, 1)
+
+
 def test_serve_missing_file_exits_2_without_starting(tmp_path, capsys):
     assert main(["serve", str(tmp_path / "missing.json")]) == 2
     assert "no such skillbook file" in capsys.readouterr().err

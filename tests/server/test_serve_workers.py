@@ -3,10 +3,12 @@ configured through a private options file that is gone when the pool stops."""
 
 from __future__ import annotations
 
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from matching.fixture_skills import ROOM_BOOKING_TASK, add_room_booking_skill, build_acceptance_skillbook
 
@@ -92,3 +94,16 @@ def test_a_malformed_file_stops_a_pool_before_any_worker_starts(
 
     [line] = capsys.readouterr().err.splitlines()
     assert line.startswith("ace: error: ") and str(path) in line
+
+
+def test_the_workers_of_a_pool_with_edits_give_every_form_one_token(tmp_path: Path) -> None:
+    path = tmp_path / "skillbook.json"
+    build_acceptance_skillbook().save_to_file(path)
+    server = ServeProcess(path, "--workers", "2", "--allow-edits")
+    try:
+        pages = [httpx.get(f"{server.url}/ui/skills/context-00001", timeout=60) for _ in range(REQUESTS)]
+    finally:
+        server.stop()
+
+    tokens = {token for page in pages for token in re.findall(r'name="token" value="([^"]+)"', page.text)}
+    assert all(page.status_code == 200 for page in pages) and len(tokens) == 1
