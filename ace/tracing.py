@@ -89,19 +89,30 @@ def span(name: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
     return _otel_span(name, merged)
 
 
-def memory_span(operation: MemoryOperation, ace_operation: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
+def memory_span(
+    operation: MemoryOperation, ace_operation: str, /, **attributes: Any
+) -> AbstractContextManager[SpanHandle]:
     """A span in the OpenTelemetry GenAI memory form, named `<operation> skillbook`, with
     `gen_ai.operation.name`, `gen_ai.memory.store.id` = `skillbook` and `ace.skillbook.operation`
     (ADD, UPDATE, TAG, REMOVE, PURGE, ACTIVATE, MARK_USED, SEARCH, MATCH) besides `attributes`."""
-    return span(f"{operation} skillbook", **{"gen_ai.operation.name": operation, "gen_ai.memory.store.id": "skillbook",
-                                             "ace.skillbook.operation": ace_operation}, **attributes)
+    return span(
+        f"{operation} skillbook",
+        **{
+            "gen_ai.operation.name": operation,
+            "gen_ai.memory.store.id": "skillbook",
+            "ace.skillbook.operation": ace_operation,
+        },
+        **attributes,
+    )
 
 
 @contextmanager
 def span_attributes(**attributes: Any) -> Iterator[None]:
     """Give every span opened inside this block `attributes` (None values are left out); nested
     blocks add to and override the outer ones."""
-    token = _INHERITED.set({**_INHERITED.get(), **{key: value for key, value in attributes.items() if value is not None}})
+    token = _INHERITED.set(
+        {**_INHERITED.get(), **{key: value for key, value in attributes.items() if value is not None}}
+    )
     try:
         yield
     finally:

@@ -108,8 +108,7 @@ def check_text(text: str, what: str) -> str:
         text.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise UntrustedInputError(
-            f"{what} is not valid Unicode: lone surrogate {text[exc.start]!a} at character {exc.start}; "
-            "send UTF-8 text"
+            f"{what} is not valid Unicode: lone surrogate {text[exc.start]!a} at character {exc.start}; send UTF-8 text"
         ) from None
     return text
 
@@ -177,8 +176,9 @@ def json_memory_estimate(text: str | bytes) -> int:
     return widest * len(text) + sum(text.count(token) * cost for token, cost in costs.items())
 
 
-def check_json_memory(text: str | bytes, what: str, *, size: int | None = None, extra: int = 0,
-                      max_expansion: float = MAX_JSON_EXPANSION) -> None:
+def check_json_memory(
+    text: str | bytes, what: str, *, size: int | None = None, extra: int = 0, max_expansion: float = MAX_JSON_EXPANSION
+) -> None:
     """Raise `UntrustedInputError` naming `what` when parsing `text`, of `size` bytes (default: its
     length) over `JSON_MEMORY_FLOOR`, could take more than `max_expansion` times that in memory.
     `extra` adds bytes the caller builds beside the parsed values (e.g. one record per line)."""
@@ -219,7 +219,9 @@ def parse_json(
             data, object_pairs_hook=_refuse_duplicate_keys, parse_constant=_refuse_constant, parse_float=_finite_float
         )
     except json.JSONDecodeError as exc:
-        raise UntrustedInputError(f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        raise UntrustedInputError(
+            f"{what} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
     except RecursionError:
         raise UntrustedInputError(f"{what} is nested too deeply to parse (limit {max_depth} levels)") from None
     except UntrustedInputError as exc:
@@ -229,8 +231,9 @@ def parse_json(
     _check_depth(value, what, max_depth)
     if _SURROGATE_ESCAPE.search(data) is not None and not _all_valid_unicode(value):
         # Valid UTF-8 text without a \uD800-\uDFFF escape cannot decode to a lone surrogate.
-        raise UntrustedInputError(f"{what} holds a string with a lone surrogate escape (e.g. \\ud800); "
-                                  "send valid Unicode")
+        raise UntrustedInputError(
+            f"{what} holds a string with a lone surrogate escape (e.g. \\ud800); send valid Unicode"
+        )
     return value
 
 
@@ -275,17 +278,26 @@ def _all_valid_unicode(value: Any) -> bool:
 
 
 def _file_kind(mode: int) -> str:
-    kinds = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
-             (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"))
+    kinds = (
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    )
     return next((name for test, name in kinds if test(mode)), "not a file")
 
 
 def _check_depth(value: Any, what: str, max_depth: int) -> None:
     level = [value]
     for _ in range(max_depth + 1):
-        level = [child for item in level if isinstance(item, (dict, list))
-                 for child in (item.values() if isinstance(item, dict) else item)
-                 if isinstance(child, (dict, list))]
+        level = [
+            child
+            for item in level
+            if isinstance(item, (dict, list))
+            for child in (item.values() if isinstance(item, dict) else item)
+            if isinstance(child, (dict, list))
+        ]
         if not level:
             return
     raise UntrustedInputError(f"{what} is nested deeper than {max_depth} levels")

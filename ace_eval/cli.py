@@ -12,10 +12,17 @@ __all__ = ["COMMANDS", "DESCRIPTION", "main", "make_parser"]
 
 COMMANDS: tuple[Command, ...] = (
     Command("e2e", "learn a skillbook on tau2-bench airline with the ACE loop, then benchmark it", "ace_eval.e2e.cli"),
-    Command("verify", "check an e2e run folder (skillbook shape, embeddings, counters vs recorded injections)",
-            "ace_eval.e2e.cli", register="register_verify"),
-    Command("bench", "measure learning: arms none / learned / all / icl / oracle on the same test items, paired",
-            "ace_eval.bench.cli"),
+    Command(
+        "verify",
+        "check an e2e run folder (skillbook shape, embeddings, counters vs recorded injections)",
+        "ace_eval.e2e.cli",
+        register="register_verify",
+    ),
+    Command(
+        "bench",
+        "measure learning: arms none / learned / all / icl / oracle on the same test items, paired",
+        "ace_eval.bench.cli",
+    ),
     Command("spans", "question an OTLP JSON span file (ace-eval e2e --spans-file)", "ace_eval.spans.cli"),
     Command("tau2", "tau2-bench airline harness", "ace_eval.tau2.cli"),
 )

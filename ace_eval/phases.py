@@ -32,8 +32,11 @@ class PhaseRecord:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: name, seconds (rounded to ms) and usage per role."""
-        return {"name": self.name, "seconds": round(self.seconds, 3),
-                "usage": {role: totals.to_dict() for role, totals in self.usage.items()}}
+        return {
+            "name": self.name,
+            "seconds": round(self.seconds, 3),
+            "usage": {role: totals.to_dict() for role, totals in self.usage.items()},
+        }
 
 
 @contextmanager

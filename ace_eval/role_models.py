@@ -42,9 +42,11 @@ __all__ = [
 OFFLINE_MODELS = frozenset({SCRIPTED, "test"})
 """Model names that are not language models: the scripted models and pydantic-ai's TestModel."""
 
-_MODEL_HELP = ('model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini; '
-               'with --api-base, openai/<served-name>), "scripted" (offline rule-based, default) or "test" '
-               "(pydantic-ai TestModel)")
+_MODEL_HELP = (
+    'model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini; '
+    'with --api-base, openai/<served-name>), "scripted" (offline rule-based, default) or "test" '
+    "(pydantic-ai TestModel)"
+)
 
 
 def add_role_model_flags(parser: argparse.ArgumentParser, roles: Sequence[str], *, everyone: str) -> None:
@@ -54,8 +56,11 @@ def add_role_model_flags(parser: argparse.ArgumentParser, roles: Sequence[str], 
         parser.add_argument(f"--{role}-model", default=SCRIPTED, help=_MODEL_HELP)
     parser.add_argument("--api-base", help="OpenAI-compatible server for the non-scripted models")
     parser.add_argument("--api-key", help="API key for --api-base")
-    parser.add_argument("--cache-prompts", action="store_true",
-                        help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)")
+    parser.add_argument(
+        "--cache-prompts",
+        action="store_true",
+        help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)",
+    )
     parser.add_argument("--cache-ttl", help='cache lifetime with --cache-prompts, e.g. "5m" or "1h"')
     add_request_flags(parser, roles, everyone=everyone)
 
@@ -104,7 +109,8 @@ def layered_settings(
     """`default` overridden by the set fields of `everyone` (the run-wide flags), then by those of
     `own` (the role's flags). Raises UsageError for a value out of range."""
     settings = default.overridden(
-        max_output_tokens=everyone.max_output_tokens, temperature=everyone.temperature,
+        max_output_tokens=everyone.max_output_tokens,
+        temperature=everyone.temperature,
         timeout_seconds=everyone.timeout_seconds,
     )
     if own is None:
@@ -142,8 +148,13 @@ def resolve_role_model(
             raise UsageError(f"{flag} scripted: this role has no scripted model here; give a real model")
         return metered(scripted(), meter)
     try:
-        model = resolve_model(name, api_base=server.api_base, api_key=server.api_key,
-                              cache_prompts=server.cache_prompts, cache_ttl=server.cache_ttl)
+        model = resolve_model(
+            name,
+            api_base=server.api_base,
+            api_key=server.api_key,
+            cache_prompts=server.cache_prompts,
+            cache_ttl=server.cache_ttl,
+        )
     except ModelResolutionError as exc:
         raise UsageError(f"{flag}: {exc}") from exc
     return metered(model, meter)

@@ -21,11 +21,18 @@ __all__ = ["add_span_options", "exporting_spans"]
 def add_span_options(parser: argparse.ArgumentParser) -> None:
     """Add `--logfire`, `--spans-file PATH` and `--span-content` to `parser`."""
     parser.add_argument("--logfire", action="store_true", help="send spans to Logfire (needs LOGFIRE_TOKEN)")
-    parser.add_argument("--spans-file", type=Path, metavar="PATH",
-                        help="write every span to PATH as OTLP JSON lines (question it with `ace-eval spans PATH`)")
-    parser.add_argument("--span-content", action="store_true",
-                        help="put prompts, model outputs and tool arguments/results in the spans (off: ids, counts, "
-                             "timings and tokens only)")
+    parser.add_argument(
+        "--spans-file",
+        type=Path,
+        metavar="PATH",
+        help="write every span to PATH as OTLP JSON lines (question it with `ace-eval spans PATH`)",
+    )
+    parser.add_argument(
+        "--span-content",
+        action="store_true",
+        help="put prompts, model outputs and tool arguments/results in the spans (off: ids, counts, "
+        "timings and tokens only)",
+    )
 
 
 @contextmanager
@@ -49,8 +56,13 @@ def exporting_spans(args: argparse.Namespace) -> Iterator[None]:
         except OSError as exc:
             raise CommandError(f"--spans-file {spans_file}: cannot write there ({exc.strerror})") from exc
         processors.append(BatchSpanProcessor(FileSpanExporter(spans_file)))
-    logfire.configure(send_to_logfire="if-token-present" if args.logfire else False, service_name="ace-eval",
-                      console=False, inspect_arguments=False, additional_span_processors=processors)
+    logfire.configure(
+        send_to_logfire="if-token-present" if args.logfire else False,
+        service_name="ace-eval",
+        console=False,
+        inspect_arguments=False,
+        additional_span_processors=processors,
+    )
     if args.span_content:
         tracing.capture_content()
     try:

@@ -30,7 +30,9 @@ def main(input_path: str) -> int:
 
     package = Path(ace.__file__).resolve().parent
     # skill_rendering.py is loaded by path: ace.implementations' __init__ imports the LLM roles.
-    spec = importlib.util.spec_from_file_location("ace013_skill_rendering", package / "implementations" / "skill_rendering.py")
+    spec = importlib.util.spec_from_file_location(
+        "ace013_skill_rendering", package / "implementations" / "skill_rendering.py"
+    )
     if spec is None or spec.loader is None:
         raise RuntimeError(f"{package} has no implementations/skill_rendering.py; is it ace-framework 0.13.0?")
     rendering = importlib.util.module_from_spec(spec)
@@ -45,7 +47,9 @@ def main(input_path: str) -> int:
             str(section), str(issue), keywords=str(keywords).split("|"), insight=str(insight) or None
         )
         skill.embedding = vector.astype(float).tolist()
-    vectors = {str(query): vector.astype(float).tolist() for query, vector in zip(data["queries"], data["query_vectors"])}
+    vectors = {
+        str(query): vector.astype(float).tolist() for query, vector in zip(data["queries"], data["query_vectors"])
+    }
 
     class PrecomputedDetector(SimilarityDetector):
         def compute_embedding(self, text: str) -> list[float] | None:

@@ -38,12 +38,35 @@ def _commands(folder: Path) -> dict[str, list[str]]:
         "ace-eval e2e --help": [ace_eval, "e2e", "--help"],
         "ace skillbook show": [ace, "skillbook", "show", str(folder / "skillbook.json")],
         "ace-eval e2e --bad-flag": [ace_eval, "e2e", "--bad-flag"],
-        "ace learn --epochs x (bad value)": [ace, "learn", "t", "--skillbook", "s", "--reflector-model", "x",
-                                             "--skill-manager-model", "x", "--epochs", "x"],
-        "ace-eval e2e, missing key": [ace_eval, "e2e", *(arg for role in ("agent", "user", "reflector", "skill-manager")
-                                                         for arg in (f"--{role}-model", REAL))],
-        "ace learn, missing key": [ace, "learn", str(folder / "trace.json"), "--skillbook", str(folder / "new.json"),
-                                   "--reflector-model", REAL, "--skill-manager-model", REAL],
+        "ace learn --epochs x (bad value)": [
+            ace,
+            "learn",
+            "t",
+            "--skillbook",
+            "s",
+            "--reflector-model",
+            "x",
+            "--skill-manager-model",
+            "x",
+            "--epochs",
+            "x",
+        ],
+        "ace-eval e2e, missing key": [
+            ace_eval,
+            "e2e",
+            *(arg for role in ("agent", "user", "reflector", "skill-manager") for arg in (f"--{role}-model", REAL)),
+        ],
+        "ace learn, missing key": [
+            ace,
+            "learn",
+            str(folder / "trace.json"),
+            "--skillbook",
+            str(folder / "new.json"),
+            "--reflector-model",
+            REAL,
+            "--skill-manager-model",
+            REAL,
+        ],
     }
 
 
@@ -65,6 +88,7 @@ def main() -> None:
     for name, samples in times.items():
         median = statistics.median(samples)
         print(f"{name:36} {median * 1000:6.0f} ms {median / base:5.1f}x")
+
 
 if __name__ == "__main__":
     main()

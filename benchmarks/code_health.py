@@ -79,7 +79,9 @@ def _sniffs_location(node: ast.AST) -> bool:
         return True
     if name == "startswith":
         literals = [c.value for arg in node.args for c in ast.walk(arg) if isinstance(c, ast.Constant)]
-        schemes = [n.id for arg in node.args for n in ast.walk(arg) if isinstance(n, ast.Name) and n.id.endswith("SCHEMES")]
+        schemes = [
+            n.id for arg in node.args for n in ast.walk(arg) if isinstance(n, ast.Name) and n.id.endswith("SCHEMES")
+        ]
         return bool(schemes) or any(isinstance(value, str) and value.startswith("postgres") for value in literals)
     return False
 
@@ -122,12 +124,16 @@ def _pyright_errors(root: Path) -> str:
 
 def _duplicate_pairs(root: Path) -> str:
     """`duplicates` rows over the whole checkout: pairs within the product code, and product ~ tests."""
-    out = subprocess.run(["duplicates", "--repo", str(root), "--most", "200", "--seconds", "120"],
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["duplicates", "--repo", str(root), "--most", "200", "--seconds", "120"], capture_output=True, text=True
+    ).stdout
     rows = [line.split() for line in out.splitlines() if re.match(r"D\d+ ", line)]
     in_product = [row for row in rows if row[1].startswith(PRODUCT) and row[3].startswith(PRODUCT)]
-    with_tests = [row for row in rows if row[1].startswith(PRODUCT) != row[3].startswith(PRODUCT)
-                  and "tests/" in (row[1] + row[3])]
+    with_tests = [
+        row
+        for row in rows
+        if row[1].startswith(PRODUCT) != row[3].startswith(PRODUCT) and "tests/" in (row[1] + row[3])
+    ]
     return f"{len(in_product)} within ace/ace_eval, {len(with_tests)} product ~ tests ({len(rows)} in all)"
 
 
@@ -175,10 +181,17 @@ def main() -> None:
     package_cycles = _cycles(package_edges)
     module_cycles = _cycles(module_edges)
     rows = [
-        ("imports of another package's private module", len(private),
-         [f"{where} -> {', '.join(names)}" for where, names in private.items()]),
+        (
+            "imports of another package's private module",
+            len(private),
+            [f"{where} -> {', '.join(names)}" for where, names in private.items()],
+        ),
         ("import cycles between packages", len(package_cycles), [" <-> ".join(c) for c in package_cycles]),
-        ("import cycles between modules (imports that run)", len(module_cycles), [" <-> ".join(c) for c in module_cycles]),
+        (
+            "import cycles between modules (imports that run)",
+            len(module_cycles),
+            [" <-> ".join(c) for c in module_cycles],
+        ),
         (f"modules over {MODULE_LINES} lines", len(long_modules), long_modules),
         (f"functions over {FUNCTION_LINES} lines", len(long_functions), long_functions),
         ("location-string sniffing sites", len(sniffing), sniffing),

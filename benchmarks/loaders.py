@@ -70,8 +70,9 @@ def export_package(rev: str, into: Path) -> None:
 
 def measure(root: Path, kind: str, path: Path) -> dict[str, object]:
     env = {**os.environ, "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, "-c", MEASURE, kind, str(path)], cwd=root, env=env, check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, kind, str(path)], cwd=root, env=env, check=True, capture_output=True, text=True
+    )
     result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -117,8 +118,9 @@ def results_file(path: Path, size: int) -> Path:
     document = json.loads(gzip.decompress(RECORDED.read_bytes()))
     simulations = document["simulations"]
     copies = max(1, size // len(json.dumps(document)))
-    document["simulations"] = [dict(simulation, id=f"{simulation['id']}-{copy}")
-                               for copy in range(copies) for simulation in simulations]
+    document["simulations"] = [
+        dict(simulation, id=f"{simulation['id']}-{copy}") for copy in range(copies) for simulation in simulations
+    ]
     path.write_text(json.dumps(document))
     return path
 
@@ -139,8 +141,12 @@ def main() -> None:
     parser.add_argument("--mib", type=int, default=20, help="size of the JSON trace files (default 20; the issue: 100)")
     parser.add_argument("--spans", type=int, default=8000, help="spans of the OpenTelemetry files (default 8000)")
     args = parser.parse_args()
-    base = args.base or subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], check=True,
-                                       capture_output=True, text=True).stdout.strip()
+    base = (
+        args.base
+        or subprocess.run(
+            ["git", "-C", str(REPO), "merge-base", "HEAD", "main"], check=True, capture_output=True, text=True
+        ).stdout.strip()
+    )
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs; base {base[:10]}")
     size = args.mib * 2**20 - 2**16  # under the 100 MiB cap of a trace file at --mib 100
     with tempfile.TemporaryDirectory(prefix="ace-bench-loaders-") as folder:
@@ -148,11 +154,27 @@ def main() -> None:
         export_package(base, work / "base")
         trees = {"base": work / "base", "this": REPO}
         cases = [
-            ("spans", f"OTel file, {args.spans:,} root runs: seconds", span_file(work / "runs.jsonl", args.spans, chain=False)),
-            ("spans", f"OTel file, chain of {args.spans:,} spans: seconds", span_file(work / "chain.jsonl", args.spans, chain=True)),
+            (
+                "spans",
+                f"OTel file, {args.spans:,} root runs: seconds",
+                span_file(work / "runs.jsonl", args.spans, chain=False),
+            ),
+            (
+                "spans",
+                f"OTel file, chain of {args.spans:,} spans: seconds",
+                span_file(work / "chain.jsonl", args.spans, chain=True),
+            ),
             ("json", f"{args.mib} MiB of tiny objects: peak RSS / size", repeated(work / "tiny.json", '{"a":1}', size)),
-            ("json", f"{args.mib} MiB, one object of tiny distinct keys: peak RSS / size", keyed(work / "keys.json", size)),
-            ("json", f"{args.mib} MiB tau2 Results (recorded, repeated): peak RSS / size", results_file(work / "results.json", size)),
+            (
+                "json",
+                f"{args.mib} MiB, one object of tiny distinct keys: peak RSS / size",
+                keyed(work / "keys.json", size),
+            ),
+            (
+                "json",
+                f"{args.mib} MiB tau2 Results (recorded, repeated): peak RSS / size",
+                results_file(work / "results.json", size),
+            ),
             ("skill_md", "SKILL.md with a 64 KiB front matter of keys: seconds", skill_md_file(work / "SKILL.md")),
         ]
         print(f"{'figure':64} {'base':>18} {'this tree':>18} {'this/base':>10}")

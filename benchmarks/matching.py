@@ -38,17 +38,55 @@ from matching_dev_eval import DEV_SET, load_dev_set
 from ace.retrieval import SkillMatcher, default_embedder
 from ace.skillbook import Skillbook
 
-TOOLS = ["kubectl", "helm", "terraform", "pytest", "pandas", "Postgres", "Redis", "nginx", "Playwright",
-         "the Gmail API", "the calendar API", "pip", "Docker", "GitHub Actions", "Airflow", "Kafka",
-         "the payments API", "the refund tool", "the booking API", "openpyxl", "SQLite", "systemd"]
-SYMPTOMS = ["times out after 30 seconds", "returns an empty result", "reports a permission error",
-            "duplicates rows on retry", "silently truncates the input", "uses the wrong time zone",
-            "fails only in CI", "rejects valid credentials", "leaks memory under load",
-            "returns stale data from a cache", "crashes at import", "drops the last page of results"]
-CAUSES = ["a default limit is too low", "the retry is not idempotent", "the config is read from the wrong file",
-          "an environment variable is missing in that environment", "the version pin drifted",
-          "the request is sent before the session is ready", "the encoding is not UTF-8",
-          "a background job holds a lock", "pagination stops at the first empty page"]
+TOOLS = [
+    "kubectl",
+    "helm",
+    "terraform",
+    "pytest",
+    "pandas",
+    "Postgres",
+    "Redis",
+    "nginx",
+    "Playwright",
+    "the Gmail API",
+    "the calendar API",
+    "pip",
+    "Docker",
+    "GitHub Actions",
+    "Airflow",
+    "Kafka",
+    "the payments API",
+    "the refund tool",
+    "the booking API",
+    "openpyxl",
+    "SQLite",
+    "systemd",
+]
+SYMPTOMS = [
+    "times out after 30 seconds",
+    "returns an empty result",
+    "reports a permission error",
+    "duplicates rows on retry",
+    "silently truncates the input",
+    "uses the wrong time zone",
+    "fails only in CI",
+    "rejects valid credentials",
+    "leaks memory under load",
+    "returns stale data from a cache",
+    "crashes at import",
+    "drops the last page of results",
+]
+CAUSES = [
+    "a default limit is too low",
+    "the retry is not idempotent",
+    "the config is read from the wrong file",
+    "an environment variable is missing in that environment",
+    "the version pin drifted",
+    "the request is sent before the session is ready",
+    "the encoding is not UTF-8",
+    "a background job holds a lock",
+    "pagination stops at the first empty page",
+]
 KEYWORDS = ["infra", "ci", "data", "api", "auth", "timeouts", "caching", "encoding", "retries", "paging"]
 
 
@@ -119,9 +157,17 @@ def bench_http(size: int, tasks: list[str], requests: int, clients: int) -> None
         synthetic_skillbook(size).save_to_file(path)
         port = free_port()
         server = subprocess.Popen(
-            [sys.executable, "-c", "from ace.cli import main; raise SystemExit(main())",
-             "serve", str(path), "--port", str(port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            [
+                sys.executable,
+                "-c",
+                "from ace.cli import main; raise SystemExit(main())",
+                "serve",
+                str(path),
+                "--port",
+                str(port),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         try:
             base = f"http://127.0.0.1:{port}"
@@ -141,8 +187,12 @@ def bench_http(size: int, tasks: list[str], requests: int, clients: int) -> None
                 per_client = requests // clients
                 failures: list[int] = []
 
-                def load(offset: int, per_client: int = per_client, params_of: Any = params_of,
-                         failures: list[int] = failures) -> None:
+                def load(
+                    offset: int,
+                    per_client: int = per_client,
+                    params_of: Any = params_of,
+                    failures: list[int] = failures,
+                ) -> None:
                     with httpx.Client(base_url=base, timeout=30.0) as client:
                         for i in range(per_client):
                             status = client.get("/memory/skills", params=params_of(offset + i)).status_code

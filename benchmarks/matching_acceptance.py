@@ -80,16 +80,23 @@ def evaluate(labelled: LabelledSet, show_misses: bool) -> None:
         timings.append(time.perf_counter() - start)
         returned.append([match.skill_id for match in matches])
     without_gold = sum(not task["gold"] for task in labelled.tasks)
-    print(f"{labelled.name}: {len(labelled.tasks)} tasks ({without_gold} without gold), "
-          f"match p50 {np.percentile(timings, 50) * 1e3:.1f} ms")
+    print(
+        f"{labelled.name}: {len(labelled.tasks)} tasks ({without_gold} without gold), "
+        f"match p50 {np.percentile(timings, 50) * 1e3:.1f} ms"
+    )
     print("  " + score(returned, labelled.tasks, labelled.inactive).line())
     breakdown(returned, labelled.tasks, show_misses=show_misses)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--misses", choices=["dev", "heldout", "hard"], action="append", default=[],
-                        help="list the tasks of this set that were not answered exactly (repeatable)")
+    parser.add_argument(
+        "--misses",
+        choices=["dev", "heldout", "hard"],
+        action="append",
+        default=[],
+        help="list the tasks of this set that were not answered exactly (repeatable)",
+    )
     args = parser.parse_args(argv)
     for labelled in labelled_sets():
         evaluate(labelled, labelled.name in args.misses)

@@ -82,9 +82,7 @@ def score(returned: Sequence[list[str]], tasks: Sequence[dict], inactive: set[st
 
 def _features(candidates: Sequence[RerankCandidate]) -> np.ndarray:
     best = max(c.similarity for c in candidates)
-    return np.array(
-        [[c.similarity, c.issue_overlap, c.keyword_overlap, c.similarity - best] for c in candidates]
-    )
+    return np.array([[c.similarity, c.issue_overlap, c.keyword_overlap, c.similarity - best] for c in candidates])
 
 
 def _fit_logistic(features: np.ndarray, labels: np.ndarray, l2: float = 1e-3, steps: int = 4000) -> np.ndarray:
@@ -145,9 +143,7 @@ def cross_validate(shortlists: list, tasks: list, inactive: set[str], folds: int
     return Scores(*(float(np.mean([getattr(r, f) for r in runs])) for f in Scores.__dataclass_fields__))
 
 
-def leave_one_domain_out(
-    shortlists: list, tasks: list, inactive: set[str], domain_of_task: list[str | None]
-) -> Scores:
+def leave_one_domain_out(shortlists: list, tasks: list, inactive: set[str], domain_of_task: list[str | None]) -> Scores:
     """Held-out scores when each domain's tasks are scored by weights fitted without that domain
     (tasks without gold are spread over the folds round-robin)."""
     domains = sorted({d for d in domain_of_task if d is not None})
@@ -210,7 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("  " + score(returned, tasks, inactive).line())
     shortlists = [matcher.shortlist(t["task"]) for t in tasks]
     recalled = sum(all(g in {c.skill_id for c in s} for g in t["gold"]) for s, t in zip(shortlists, tasks))
-    print(f"  recall stage: gold fully in the {matcher.shortlist_size}-skill shortlist for {recalled}/{len(tasks)} tasks")
+    print(
+        f"  recall stage: gold fully in the {matcher.shortlist_size}-skill shortlist for {recalled}/{len(tasks)} tasks"
+    )
     breakdown(returned, tasks)
     if args.fit:
         refit = fit_weights(shortlists, tasks)
@@ -219,7 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("  " + cross_validate(shortlists, tasks, inactive).line())
         # The domain labels are analysis metadata: used here for grouping only, never by the matcher.
         skill_domains = json.loads(args.dev_set.read_text())["trap_labels"]["skill_domains"]
-        domain_of_task = [skill_domains[t["gold"][0]].split(":")[-1].split("+")[0] if t["gold"] else None for t in tasks]
+        domain_of_task = [
+            skill_domains[t["gold"][0]].split(":")[-1].split("+")[0] if t["gold"] else None for t in tasks
+        ]
         print(f"leave-one-domain-out ({len(set(d for d in domain_of_task if d))} domains held out in turn):")
         print("  " + leave_one_domain_out(shortlists, tasks, inactive, domain_of_task).line())
         print("stress tests with the refit weights:")

@@ -42,24 +42,50 @@ from ace.skillbook import Skillbook
 
 DOMAINS = ["airline", "retail", "telecom", "banking", "insurance", "hotel", "rail", "car_rental"]
 OBJECTS = [
-    "reservation", "refund", "baggage allowance", "seat map", "loyalty tier", "payment method",
-    "voucher", "invoice", "address change", "SIM card", "data plan", "roaming fee", "claim",
-    "deductible", "check-in", "cancellation fee", "upgrade", "companion ticket", "gift card",
+    "reservation",
+    "refund",
+    "baggage allowance",
+    "seat map",
+    "loyalty tier",
+    "payment method",
+    "voucher",
+    "invoice",
+    "address change",
+    "SIM card",
+    "data plan",
+    "roaming fee",
+    "claim",
+    "deductible",
+    "check-in",
+    "cancellation fee",
+    "upgrade",
+    "companion ticket",
+    "gift card",
 ]
 PROBLEMS = [
-    "the API rejects partial updates", "the tool silently ignores the second passenger",
-    "the user asks for an exception to the policy", "the total is computed before discounts",
-    "the agent confirms before verifying identity", "two records share the same identifier",
-    "the policy differs for basic economy", "the change applies to every leg at once",
-    "the date format is ambiguous", "the tool times out on long histories",
+    "the API rejects partial updates",
+    "the tool silently ignores the second passenger",
+    "the user asks for an exception to the policy",
+    "the total is computed before discounts",
+    "the agent confirms before verifying identity",
+    "two records share the same identifier",
+    "the policy differs for basic economy",
+    "the change applies to every leg at once",
+    "the date format is ambiguous",
+    "the tool times out on long histories",
 ]
 ACE013_WHEEL = "ace_framework-0.13.0-py3-none-any.whl"
 ACE013_WHEEL_SHA256 = "b0d75cf6ea191e818eafbd763f182b6eb90285c64ec1817a9ef5182517d64bbe"
 ACE013_CACHE = Path(__file__).resolve().parents[1] / "results" / "ace-framework-0.13.0"
 ACTIONS = [
-    "verify the user's identity first", "quote the policy text verbatim", "ask before any write",
-    "list every option with its price", "transfer to a human when the policy forbids it",
-    "recompute the total after each change", "check the membership tier", "confirm each leg",
+    "verify the user's identity first",
+    "quote the policy text verbatim",
+    "ask before any write",
+    "list every option with its price",
+    "transfer to a human when the policy forbids it",
+    "recompute the total after each change",
+    "check the membership tier",
+    "confirm each leg",
 ]
 
 
@@ -79,9 +105,7 @@ def synthetic_skillbook(size: int, rng: random.Random) -> Skillbook:
 
 
 def synthetic_queries(count: int, rng: random.Random) -> list[str]:
-    return [
-        f"{rng.choice(DOMAINS)} {rng.choice(OBJECTS)}: {rng.choice(PROBLEMS)}" for _ in range(count)
-    ]
+    return [f"{rng.choice(DOMAINS)} {rng.choice(OBJECTS)}: {rng.choice(PROBLEMS)}" for _ in range(count)]
 
 
 class PrecomputedQueries:
@@ -115,8 +139,12 @@ def main() -> None:
     parser.add_argument("--skills", type=int, default=5000)
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--reference-queries", type=int, default=30,
-                        help="queries timed on ace-framework 0.13 (each takes ~0.2 s at 5,000 skills)")
+    parser.add_argument(
+        "--reference-queries",
+        type=int,
+        default=30,
+        help="queries timed on ace-framework 0.13 (each takes ~0.2 s at 5,000 skills)",
+    )
     parser.add_argument("--ace013-wheel", type=Path, help="a local ace_framework-0.13.0 wheel (else pip download)")
     parser.add_argument("--no-reference", action="store_true", help="skip the ace-framework 0.13 comparison")
     args = parser.parse_args()
@@ -160,9 +188,7 @@ def main() -> None:
     for mode in ("hybrid", "lexical", "dense"):
         p50, p95 = percentiles_ms(lambda q, m=mode: cached.search(q, top_k=5, mode=m), queries)
         print(f"  {mode:8s} excluding query embed {p50:7.3f}  {p95:7.3f}")
-    p50, p95 = percentiles_ms(
-        lambda q: cached.search(q, top_k=5, section="context", keywords=["airline"]), queries
-    )
+    p50, p95 = percentiles_ms(lambda q: cached.search(q, top_k=5, section="context", keywords=["airline"]), queries)
     print(f"  hybrid + section + keyword filter {p50:5.3f}  {p95:7.3f}")
     p50, p95 = percentiles_ms(lambda q: index.search(q, top_k=5), queries)
     print(f"  hybrid   including query embed {p50:7.3f}  {p95:7.3f}")
@@ -178,8 +204,20 @@ def fetch_ace013_wheel() -> Path:
     wheel = ACE013_CACHE / ACE013_WHEEL
     if not wheel.is_file():
         subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-             "--python-version", "3.12", "--dest", str(ACE013_CACHE), "ace-framework==0.13.0"],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--only-binary=:all:",
+                "--python-version",
+                "3.12",
+                "--dest",
+                str(ACE013_CACHE),
+                "ace-framework==0.13.0",
+            ],
             check=True,
         )
     return wheel
@@ -211,7 +249,10 @@ def compare_with_ace013(
         )
         child = subprocess.run(
             [sys.executable, str(Path(__file__).with_name("ace013_retrieve.py")), str(inputs)],
-            env={**os.environ, "PYTHONPATH": str(unpacked)}, capture_output=True, text=True, check=False,
+            env={**os.environ, "PYTHONPATH": str(unpacked)},
+            capture_output=True,
+            text=True,
+            check=False,
         )
     if child.returncode != 0:
         raise SystemExit(f"ace-framework 0.13 run failed:\n{child.stderr[-2000:]}")
@@ -220,8 +261,10 @@ def compare_with_ace013(
     theirs_p50, theirs_p95 = (float(np.percentile(theirs, q) * 1e3) for q in (50, 95))
     print(f"\nretrieve_top_k(top_k=5), hybrid, {len(skills)} skills, {len(queries)} queries, query embedding excluded")
     print("                          p50 ms   p95 ms")
-    print(f"  ace-framework 0.13.0  {theirs_p50:9.2f} {theirs_p95:8.2f}   "
-          "(BM25 rebuilt per query, cosines in a Python loop)")
+    print(
+        f"  ace-framework 0.13.0  {theirs_p50:9.2f} {theirs_p95:8.2f}   "
+        "(BM25 rebuilt per query, cosines in a Python loop)"
+    )
     print(f"  ace (this repository) {ours_p50:9.3f} {ours_p95:8.3f}")
     print(f"  ratio of p50s: {theirs_p50 / ours_p50:.0f}x faster   (target >= 100x)")
 

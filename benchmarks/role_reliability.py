@@ -61,18 +61,24 @@ def main() -> None:
     args = _arguments()
     with tempfile.TemporaryDirectory() as tmp:
         traces = _shortest_traces(unpack_recorded(Path(tmp)), args.n)
-    print(f"model {args.model}; {len(traces)} recorded simulations, "
-          f"{min(t['chars'] for t in traces)}-{max(t['chars'] for t in traces)} characters of messages")
+    print(
+        f"model {args.model}; {len(traces)} recorded simulations, "
+        f"{min(t['chars'] for t in traces)}-{max(t['chars'] for t in traces)} characters of messages"
+    )
     figures = asyncio.run(_run_all(args, traces))
-    print(f"\n{'role':<20} {'valid':>7} {'finished':>9} {'>=1 op':>7} {'runaways':>9} {'requests':>9} "
-          f"{'in tok':>8} {'out tok':>8} {'seconds':>8}  repairs / failures")
+    print(
+        f"\n{'role':<20} {'valid':>7} {'finished':>9} {'>=1 op':>7} {'runaways':>9} {'requests':>9} "
+        f"{'in tok':>8} {'out tok':>8} {'seconds':>8}  repairs / failures"
+    )
     for role, fig in figures.items():
         n = max(fig.sessions, 1)
         op = f"{fig.with_operation}/{fig.sessions}" if role == "SkillManager" else "-"
-        print(f"{role:<20} {fig.valid:>3}/{fig.sessions:<3} {fig.finished:>5}/{fig.sessions:<3} {op:>7} "
-              f"{fig.usage.truncated_responses:>9} {fig.usage.requests / n:>9.1f} {fig.usage.input_tokens / n:>8.0f} "
-              f"{fig.usage.output_tokens / n:>8.0f} {fig.seconds / n:>8.1f}  "
-              f"{dict(fig.recoveries) or '-'} / {dict(fig.failures) or '-'}")
+        print(
+            f"{role:<20} {fig.valid:>3}/{fig.sessions:<3} {fig.finished:>5}/{fig.sessions:<3} {op:>7} "
+            f"{fig.usage.truncated_responses:>9} {fig.usage.requests / n:>9.1f} {fig.usage.input_tokens / n:>8.0f} "
+            f"{fig.usage.output_tokens / n:>8.0f} {fig.seconds / n:>8.1f}  "
+            f"{dict(fig.recoveries) or '-'} / {dict(fig.failures) or '-'}"
+        )
 
 
 def _arguments() -> argparse.Namespace:
@@ -123,8 +129,11 @@ async def _sessions(role: str, runner: Any, traces: list[dict[str, Any]], meter:
         try:
             if role == "SkillManager":
                 output: Any = await runner.update_skills(
-                    reflections=[_lesson(trace)], skillbook=Skillbook(), source=_source(trace),
-                    outcome=trace["feedback"], question_context=_question(trace),
+                    reflections=[_lesson(trace)],
+                    skillbook=Skillbook(),
+                    source=_source(trace),
+                    outcome=trace["feedback"],
+                    question_context=_question(trace),
                 )
                 fig.finished += output.finished
                 fig.valid += output.finished and not output.unbacked_claims
@@ -151,8 +160,11 @@ async def _sessions(role: str, runner: Any, traces: list[dict[str, Any]], meter:
 
 def _model(args: argparse.Namespace, role: str) -> Model:
     if args.model == scripted.SCRIPTED:
-        make = {"Reflector": scripted.scripted_reflector, "RecursiveReflector": scripted.scripted_recursive_reflector,
-                "SkillManager": scripted.scripted_skill_manager}[role]
+        make = {
+            "Reflector": scripted.scripted_reflector,
+            "RecursiveReflector": scripted.scripted_recursive_reflector,
+            "SkillManager": scripted.scripted_skill_manager,
+        }[role]
         return make()
     return resolve_model(args.model, api_base=args.api_base, api_key=args.api_key)
 
@@ -165,10 +177,12 @@ def _lesson(trace: dict[str, Any]) -> ReflectorOutput:
     return ReflectorOutput(
         reasoning=f"The run was graded: {feedback}.",
         error_identification="none; the request was completed" if succeeded else f"the request failed: {feedback}",
-        root_cause_analysis="the agent followed the policy" if succeeded else "the agent did not complete the expected actions",
+        root_cause_analysis="the agent followed the policy"
+        if succeeded
+        else "the agent did not complete the expected actions",
         correct_approach="verify the user, check the policy, take the expected action, confirm it",
         key_insight=f"For requests like '{question[:80]}', verify the user and the policy conditions, then take "
-                    "the action the policy allows and confirm it to the user.",
+        "the action the policy allows and confirm it to the user.",
     )
 
 

@@ -55,8 +55,14 @@ def export_package(rev: str, into: Path) -> None:
 
 def measure(root: Path, starts: int, calls: int) -> dict[str, list[float]]:
     env = {**os.environ, "PYTHONPATH": str(root)}
-    done = subprocess.run([sys.executable, "-c", MEASURE, str(starts), str(calls)], cwd=root, env=env,
-                          check=True, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(starts), str(calls)],
+        cwd=root,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     result: dict[str, list[float]] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
 
@@ -68,11 +74,17 @@ def main() -> None:
     parser.add_argument("--starts", type=int, default=10)
     parser.add_argument("--calls", type=int, default=100)
     args = parser.parse_args()
-    base = args.base or subprocess.run(["git", "-C", str(REPO), "merge-base", "HEAD", "main"], check=True,
-                                       capture_output=True, text=True).stdout.strip()
+    base = (
+        args.base
+        or subprocess.run(
+            ["git", "-C", str(REPO), "merge-base", "HEAD", "main"], check=True, capture_output=True, text=True
+        ).stdout.strip()
+    )
     print(f"load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
-    samples: dict[str, dict[str, list[float]]] = {"base": {"start_s": [], "call_s": []},
-                                                   "this": {"start_s": [], "call_s": []}}
+    samples: dict[str, dict[str, list[float]]] = {
+        "base": {"start_s": [], "call_s": []},
+        "this": {"start_s": [], "call_s": []},
+    }
     with tempfile.TemporaryDirectory(prefix="ace-bench-base-") as folder:
         export_package(base, Path(folder))
         trees = {"base": Path(folder), "this": REPO}
@@ -81,8 +93,10 @@ def main() -> None:
             for name in order:
                 for key, values in measure(trees[name], args.starts, args.calls).items():
                     samples[name][key].extend(values)
-    print(f"base {base[:12]} against this working tree; {len(samples['base']['start_s'])} starts and "
-          f"{len(samples['base']['call_s'])} calls each")
+    print(
+        f"base {base[:12]} against this working tree; {len(samples['base']['start_s'])} starts and "
+        f"{len(samples['base']['call_s'])} calls each"
+    )
     print(f"{'figure':<24}{'base':>10}{'this':>10}{'this/base':>11}")
     for key, what in (("start_s", "start"), ("call_s", "print(1)")):
         for statistic, compute in (("median", statistics.median), ("p90", _p90)):

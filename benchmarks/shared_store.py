@@ -51,8 +51,17 @@ SEEDS = 5
 PROBE_ISSUE = "The probe skill: replicas are polled for its neutral counter."
 
 
-def _writer(url: str, worker: int, mutations: int, probe_every: int, seeds: list[str], probe: str,
-            ready: multiprocessing.Queue, go: multiprocessing.Event, results: multiprocessing.Queue) -> None:
+def _writer(
+    url: str,
+    worker: int,
+    mutations: int,
+    probe_every: int,
+    seeds: list[str],
+    probe: str,
+    ready: multiprocessing.Queue,
+    go: multiprocessing.Event,
+    results: multiprocessing.Queue,
+) -> None:
     from ace.skillbook import InsightSource, Skillbook
 
     Skillbook.load_from_file(url)  # connect (and check the schema) before the clock starts
@@ -79,16 +88,26 @@ def _writer(url: str, worker: int, mutations: int, probe_every: int, seeds: list
         elif step % 3 == 1:
             issue = f"Issue {trace}: the agent retries a refused call."
             with Skillbook.locked(url) as skillbook:
-                skillbook.add_skill("context", issue, ["bench", f"w{worker}"], "Stop after the refusal.",
-                                    insight_source=source)
+                skillbook.add_skill(
+                    "context", issue, ["bench", f"w{worker}"], "Stop after the refusal.", insight_source=source
+                )
             added.append(issue)
         else:
             with Skillbook.locked(url) as skillbook:
                 skillbook.update_skill(target, insight=f"Insight revised by {trace}.", insight_source=source)
             updates.setdefault(target, []).append(trace)
         latencies.append(time.perf_counter() - start)
-    results.put({"worker": worker, "tags": tags, "updates": updates, "added": added, "markers": markers,
-                 "latencies": latencies, "end": time.time()})
+    results.put(
+        {
+            "worker": worker,
+            "tags": tags,
+            "updates": updates,
+            "added": added,
+            "markers": markers,
+            "latencies": latencies,
+            "end": time.time(),
+        }
+    )
 
 
 def _free_port() -> int:
@@ -105,8 +124,9 @@ class Replica:
         self.log = log
         ace = shutil.which("ace") or str(Path(sys.executable).parent / "ace")
         with open(log, "wb") as out:
-            self.process = subprocess.Popen([ace, "serve", url, "--port", str(self.port)],
-                                            stdout=out, stderr=subprocess.STDOUT)
+            self.process = subprocess.Popen(
+                [ace, "serve", url, "--port", str(self.port)], stdout=out, stderr=subprocess.STDOUT
+            )
         self.seen: dict[int, float] = {}
         """neutral_count value -> when this replica's answer first reached it."""
         self.polls = 0
@@ -170,7 +190,11 @@ def _converge(replicas: list[Replica], final: Skillbook, markers: int, timeout: 
         conn = http.client.HTTPConnection("127.0.0.1", replica.port, timeout=10)
         while True:
             status, body = replica.get("/memory/skills", conn)
-            if status == 200 and len(json.loads(body)) == len(final.skills()) and max(replica.seen, default=0) >= markers:
+            if (
+                status == 200
+                and len(json.loads(body)) == len(final.skills())
+                and max(replica.seen, default=0) >= markers
+            ):
                 break
             if time.time() - start > timeout:
                 raise SystemExit(f"the replica on port {replica.port} did not serve the final state in {timeout:g} s")
@@ -197,11 +221,16 @@ def _lost_updates(url: str, seeds: list[str], probe: str, results: list[dict], q
         updates = sorted(t for r in results for t in r["updates"].get(seed, []))
         recorded_tags = sorted(o.trace_id for o in skill.occurrences if o.operation_type == "TAG")
         recorded_updates = sorted(o.trace_id for o in skill.occurrences if o.operation_type == "UPDATE")
-        missing = (len(tags) - skill.helpful_count) + len(set(tags) - set(recorded_tags)) \
+        missing = (
+            (len(tags) - skill.helpful_count)
+            + len(set(tags) - set(recorded_tags))
             + len(set(updates) - set(recorded_updates))
+        )
         if missing or len(recorded_tags) != len(tags) or len(recorded_updates) != len(updates):
-            problems.append(f"{seed}: helpful {skill.helpful_count}/{len(tags)}, TAG records "
-                            f"{len(recorded_tags)}/{len(tags)}, UPDATE records {len(recorded_updates)}/{len(updates)}")
+            problems.append(
+                f"{seed}: helpful {skill.helpful_count}/{len(tags)}, TAG records "
+                f"{len(recorded_tags)}/{len(tags)}, UPDATE records {len(recorded_updates)}/{len(updates)}"
+            )
         lost += max(missing, 0)
     markers = sum(len(r["markers"]) for r in results) + quiet
     probe_count = skillbook.get_skill(probe).neutral_count
@@ -227,10 +256,15 @@ def main() -> int:
     parser.add_argument("--mutations", type=int, default=100, help="mutations per writer (default 100)")
     parser.add_argument("--replicas", type=int, default=2, help="ace serve replicas polled (default 2)")
     parser.add_argument("--probe-every", type=int, default=5, help="every Nth mutation is a marker (default 5)")
-    parser.add_argument("--poll-interval", type=float, default=0.002,
-                        help="seconds between a replica's polls (default 0.002)")
-    parser.add_argument("--quiet-markers", type=int, default=20,
-                        help="markers written one at a time after the writers finish (default 20)")
+    parser.add_argument(
+        "--poll-interval", type=float, default=0.002, help="seconds between a replica's polls (default 0.002)"
+    )
+    parser.add_argument(
+        "--quiet-markers",
+        type=int,
+        default=20,
+        help="markers written one at a time after the writers finish (default 20)",
+    )
     args = parser.parse_args()
     try:
         import psycopg  # noqa: F401
@@ -250,8 +284,12 @@ def main() -> int:
     try:
         url = server.url("bench")
         with Skillbook.locked(url) as skillbook:
-            seeds = [skillbook.add_skill("context", f"Seed issue {n}: the agent skips a check.", ["bench", "seed"],
-                                         f"Seed insight {n}.").id for n in range(SEEDS)]
+            seeds = [
+                skillbook.add_skill(
+                    "context", f"Seed issue {n}: the agent skips a check.", ["bench", "seed"], f"Seed insight {n}."
+                ).id
+                for n in range(SEEDS)
+            ]
             probe = skillbook.add_skill("context", PROBE_ISSUE, ["probe"], "Nothing to learn.").id
 
         started = time.perf_counter()
@@ -265,8 +303,9 @@ def main() -> int:
         context = multiprocessing.get_context("spawn")
         ready, results_queue, go = context.Queue(), context.Queue(), context.Event()
         workers = [
-            context.Process(target=_writer, args=(url, w, args.mutations, args.probe_every, seeds, probe,
-                                                  ready, go, results_queue))
+            context.Process(
+                target=_writer, args=(url, w, args.mutations, args.probe_every, seeds, probe, ready, go, results_queue)
+            )
             for w in range(args.writers)
         ]
         for process in workers:
@@ -304,25 +343,37 @@ def main() -> int:
         latencies = [x for r in results for x in r["latencies"]]
 
         print(f"machine: {platform.platform()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
-        print(f"settings: {args.writers} writers x {args.mutations} mutations (tag/add/update mix, every "
-              f"{args.probe_every}th a probe marker), {args.replicas} ace serve replicas polled every "
-              f"{args.poll_interval * 1000:g} ms, PostgreSQL on 127.0.0.1 with fsync off")
+        print(
+            f"settings: {args.writers} writers x {args.mutations} mutations (tag/add/update mix, every "
+            f"{args.probe_every}th a probe marker), {args.replicas} ace serve replicas polled every "
+            f"{args.poll_interval * 1000:g} ms, PostgreSQL on 127.0.0.1 with fsync off"
+        )
         print(f"mutations: {total} in {elapsed:.2f} s = {total / elapsed:.0f} mutations/s overall")
-        print(f"one locked mutation: p50 {statistics.median(latencies) * 1000:.1f} ms, "
-              f"p99 {_percentile(latencies, 0.99) * 1000:.1f} ms")
-        print(f"lost updates: {lost} ({len(final.skills())} skills stored; ids unique and contiguous: "
-              f"{'no' if any('ids' in p for p in problems) else 'yes'})")
+        print(
+            f"one locked mutation: p50 {statistics.median(latencies) * 1000:.1f} ms, "
+            f"p99 {_percentile(latencies, 0.99) * 1000:.1f} ms"
+        )
+        print(
+            f"lost updates: {lost} ({len(final.skills())} skills stored; ids unique and contiguous: "
+            f"{'no' if any('ids' in p for p in problems) else 'yes'})"
+        )
         for problem in problems:
             print(f"  {problem}")
         if lags:
-            print(f"replica lag (commit -> replica answer), {len(lags)} samples ({len(commits)} markers x "
-                  f"{args.replicas} replicas): p50 {statistics.median(lags) * 1000:.1f} ms, "
-                  f"p99 {_percentile(lags, 0.99) * 1000:.1f} ms, max {max(lags) * 1000:.1f} ms")
-            print(f"replica lag with no other write in flight, {len(quiet_lags)} samples ({len(quiet)} markers "
-                  f"50 ms apart x {args.replicas} replicas): p50 {statistics.median(quiet_lags) * 1000:.1f} ms, "
-                  f"p99 {_percentile(quiet_lags, 0.99) * 1000:.1f} ms")
-            print(f"replicas serving the final state {converged * 1000:.0f} ms after the last writer finished; "
-                  f"polls: {', '.join(str(r.polls) for r in replicas)}")
+            print(
+                f"replica lag (commit -> replica answer), {len(lags)} samples ({len(commits)} markers x "
+                f"{args.replicas} replicas): p50 {statistics.median(lags) * 1000:.1f} ms, "
+                f"p99 {_percentile(lags, 0.99) * 1000:.1f} ms, max {max(lags) * 1000:.1f} ms"
+            )
+            print(
+                f"replica lag with no other write in flight, {len(quiet_lags)} samples ({len(quiet)} markers "
+                f"50 ms apart x {args.replicas} replicas): p50 {statistics.median(quiet_lags) * 1000:.1f} ms, "
+                f"p99 {_percentile(quiet_lags, 0.99) * 1000:.1f} ms"
+            )
+            print(
+                f"replicas serving the final state {converged * 1000:.0f} ms after the last writer finished; "
+                f"polls: {', '.join(str(r.polls) for r in replicas)}"
+            )
         return 1 if lost or problems else 0
     finally:
         for replica in replicas:

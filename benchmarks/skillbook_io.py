@@ -25,11 +25,20 @@ def build(skills: int, dim: int) -> Skillbook:
     for number in range(skills):
         source = InsightSource(source_system="bench", trace_id=f"task-{number}", epoch=1, learning_text="lesson")
         if number % 5:
-            book.add_skill("context", f"Issue {number}: the agent misreads API family {number % 37}.",
-                           [f"domain_{number % 11}", "api"], f"Check the rule before call {number}.", insight_source=source)
+            book.add_skill(
+                "context",
+                f"Issue {number}: the agent misreads API family {number % 37}.",
+                [f"domain_{number % 11}", "api"],
+                f"Check the rule before call {number}.",
+                insight_source=source,
+            )
         else:
-            book.add_skill("harness", f"Harness issue {number}: retries stall the runner.", ["tau2", "retries"],
-                           insight_source=source)
+            book.add_skill(
+                "harness",
+                f"Harness issue {number}: retries stall the runner.",
+                ["tau2", "retries"],
+                insight_source=source,
+            )
     vectors = rng.standard_normal((skills, dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     book.set_embeddings({s.id: v for s, v in zip(book.skills(), vectors)}, model="bench-minilm")

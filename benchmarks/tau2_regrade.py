@@ -49,8 +49,10 @@ def measure(paths: list[Path]) -> None:
         graded += report.graded
         agreeing += report.agreeing
     elapsed = time.perf_counter() - start
-    print(f"re-grade {simulations} recorded simulations in {len(paths)} files: {elapsed:.2f} s "
-          f"(agreement {agreeing}/{graded}; includes gold replays and the one-off fragment cache)")
+    print(
+        f"re-grade {simulations} recorded simulations in {len(paths)} files: {elapsed:.2f} s "
+        f"(agreement {agreeing}/{graded}; includes gold replays and the one-off fragment cache)"
+    )
 
     raw = pristine_raw_db()
     print(f"fresh DB, model_copy(deep=True):     {_best_of(3, lambda: pristine_db().model_copy(deep=True)):.3f} s")

@@ -29,11 +29,30 @@ from ace.skillbook import InsightSource, Skillbook, TraceRef
 
 CACHE = Path(__file__).resolve().parents[1] / "results" / "bench_ui"
 DOMAINS = ["airline", "retail", "telecom", "banking", "insurance", "hotel", "rail", "car_rental"]
-OBJECTS = ["reservation", "refund", "baggage allowance", "seat map", "loyalty tier", "payment method", "voucher",
-           "invoice", "address change", "data plan", "claim", "check-in", "cancellation fee", "upgrade"]
-PROBLEMS = ["the API rejects partial updates", "the tool silently ignores the second passenger",
-            "the user asks for an exception to the policy", "the total is computed before discounts",
-            "the agent confirms before verifying identity", "the policy differs for basic economy"]
+OBJECTS = [
+    "reservation",
+    "refund",
+    "baggage allowance",
+    "seat map",
+    "loyalty tier",
+    "payment method",
+    "voucher",
+    "invoice",
+    "address change",
+    "data plan",
+    "claim",
+    "check-in",
+    "cancellation fee",
+    "upgrade",
+]
+PROBLEMS = [
+    "the API rejects partial updates",
+    "the tool silently ignores the second passenger",
+    "the user asks for an exception to the policy",
+    "the total is computed before discounts",
+    "the agent confirms before verifying identity",
+    "the policy differs for basic economy",
+]
 TARGET_MS = 100.0
 
 
@@ -43,16 +62,30 @@ def build(size: int, path: Path) -> None:
     for number in range(size):
         domain, thing, problem = rng.choice(DOMAINS), rng.choice(OBJECTS), rng.choice(PROBLEMS)
         source = InsightSource(
-            source_system="tau2", trace_id=f"trace-{number}", relation="primary", epoch=1, step=number % 50,
-            sample_question=f"A {domain} customer asks about the {thing}.", learning_text=f"{problem} ({number})",
+            source_system="tau2",
+            trace_id=f"trace-{number}",
+            relation="primary",
+            epoch=1,
+            step=number % 50,
+            sample_question=f"A {domain} customer asks about the {thing}.",
+            learning_text=f"{problem} ({number})",
             trace_refs=(TraceRef(text_excerpt=f"agent: about the {thing}", excerpt_location="reflection"),),
         )
-        skill = skillbook.add_skill("context", f"In {domain}, when handling the {thing}, {problem} (case {number}).",
-                                    [domain, thing.replace(" ", "_")], insight=f"Check the {thing} first.",
-                                    insight_source=source)
+        skill = skillbook.add_skill(
+            "context",
+            f"In {domain}, when handling the {thing}, {problem} (case {number}).",
+            [domain, thing.replace(" ", "_")],
+            insight=f"Check the {thing} first.",
+            insight_source=source,
+        )
         for delta in (1, -1 if number % 3 == 0 else 1):
-            skillbook.tag_skill(skill.id, delta, insight_source=source.replace(
-                learning_text=f"tagged {'helpful' if delta == 1 else 'harmful'}", relation="supporting"))
+            skillbook.tag_skill(
+                skill.id,
+                delta,
+                insight_source=source.replace(
+                    learning_text=f"tagged {'helpful' if delta == 1 else 'harmful'}", relation="supporting"
+                ),
+            )
         skillbook.mark_used([skill.id] * (number % 7))
     for number in range(0, size, 10):
         skillbook.remove_skill(f"context-{number + 1:05d}", "draft")
@@ -108,8 +141,10 @@ def main() -> int:
     skillbook.save_to_file(path)  # the served file changed: the next page reloads it and rebuilds the listing
     start = time.perf_counter()
     assert client.get("/ui").status_code == 200
-    print(f"{'skillbook page right after the file changed':<40} {(time.perf_counter() - start) * 1000:8.1f}"
-          "            (reload of the file + match index update + listing)")
+    print(
+        f"{'skillbook page right after the file changed':<40} {(time.perf_counter() - start) * 1000:8.1f}"
+        "            (reload of the file + match index update + listing)"
+    )
     return 0
 
 

@@ -30,9 +30,7 @@ def _tracked_files() -> list[Path]:
     return [REPO / name for name in listed.decode().split("\0") if name]
 
 
-needs_git = pytest.mark.skipif(
-    shutil.which("git") is None or not (REPO / ".git").exists(), reason="not a git checkout"
-)
+needs_git = pytest.mark.skipif(shutil.which("git") is None or not (REPO / ".git").exists(), reason="not a git checkout")
 
 
 @needs_git
@@ -56,7 +54,12 @@ def test_a_clone_in_an_empty_folder_collects_every_test_without_errors(tmp_path:
 
     collected = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "tests"],
-        cwd=clone, env=environment, capture_output=True, text=True, timeout=600, check=False,
+        cwd=clone,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
 
     assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]

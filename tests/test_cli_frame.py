@@ -45,8 +45,21 @@ def test_a_command_error_is_made_one_terminal_safe_line_in_one_place(capsys: pyt
     "argv, message",
     [
         (["skillbook", "show"], "the following arguments are required: path"),
-        (["learn", "t.json", "--skillbook", "s.json", "--reflector-model", "x", "--skill-manager-model", "x",
-          "--epochs", "abc"], "argument --epochs: expected a whole number of at least 1, got 'abc'"),
+        (
+            [
+                "learn",
+                "t.json",
+                "--skillbook",
+                "s.json",
+                "--reflector-model",
+                "x",
+                "--skill-manager-model",
+                "x",
+                "--epochs",
+                "abc",
+            ],
+            "argument --epochs: expected a whole number of at least 1, got 'abc'",
+        ),
         (["match", "sb.json", "task", "--limit", "x"], "argument --limit: invalid int value: 'x'"),
         (["nonsense"], "invalid choice: 'nonsense'"),
     ],

@@ -25,7 +25,14 @@ def _loaded_after(code: str) -> list[str]:
         "from ace.cli import make_parser; make_parser(['serve', 'sb.json'])",
         "from ace_eval.cli import make_parser; make_parser(['bench', 'conventions'])",
     ],
-    ids=["import-ace", "ace-parser", "ace-eval-parser", "ace-match-parser", "ace-serve-parser", "ace-eval-bench-parser"],
+    ids=[
+        "import-ace",
+        "ace-parser",
+        "ace-eval-parser",
+        "ace-match-parser",
+        "ace-serve-parser",
+        "ace-eval-bench-parser",
+    ],
 )
 def test_no_llm_client_is_imported(code: str) -> None:
     assert _loaded_after(code) == []
@@ -70,24 +77,51 @@ def test_showing_a_skillbook_loads_neither_numpy_nor_the_llm_stack(tmp_path) -> 
     book.add_skill("context", "An issue.", ["k"], "An insight.")
     book.set_embeddings({"context-00001": [1.0, 0.0]}, model="m")  # a sidecar to (not) read
     book.save_to_file(tmp_path / "sb.json")
-    code = (f"from ace.cli import main; import sys; code = main(['skillbook', 'show', {str(tmp_path / 'sb.json')!r}]); "
-            "print(code, ' '.join(m for m in ('numpy', 'filelock', 'pydantic_ai', 'litellm') if m in sys.modules))")
+    code = (
+        f"from ace.cli import main; import sys; code = main(['skillbook', 'show', {str(tmp_path / 'sb.json')!r}]); "
+        "print(code, ' '.join(m for m in ('numpy', 'filelock', 'pydantic_ai', 'litellm') if m in sys.modules))"
+    )
 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.splitlines()[-1] == "0 "
 
 
-@pytest.mark.parametrize("argv", [
-    ["ace_eval.cli", "e2e", "--agent-model", "openai/x", "--user-model", "openai/x", "--reflector-model", "openai/x",
-     "--skill-manager-model", "openai/x"],
-    ["ace.cli", "learn", "{trace}", "--skillbook", "{book}", "--reflector-model", "anthropic/x", "--skill-manager-model",
-     "anthropic/x"],
-], ids=["e2e", "learn"])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [
+            "ace_eval.cli",
+            "e2e",
+            "--agent-model",
+            "openai/x",
+            "--user-model",
+            "openai/x",
+            "--reflector-model",
+            "openai/x",
+            "--skill-manager-model",
+            "openai/x",
+        ],
+        [
+            "ace.cli",
+            "learn",
+            "{trace}",
+            "--skillbook",
+            "{book}",
+            "--reflector-model",
+            "anthropic/x",
+            "--skill-manager-model",
+            "anthropic/x",
+        ],
+    ],
+    ids=["e2e", "learn"],
+)
 def test_a_missing_key_is_reported_before_the_llm_stack_loads(argv: list[str], tmp_path) -> None:
     (tmp_path / "trace.json").write_text("{}")
     module, *args = [a.format(trace=tmp_path / "trace.json", book=tmp_path / "sb.json") for a in argv]
-    code = (f"import sys; from {module} import main; code = main({args!r}); "
-            f"print(code, ' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+    code = (
+        f"import sys; from {module} import main; code = main({args!r}); "
+        f"print(code, ' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    )
     env = {k: v for k, v in __import__("os").environ.items() if not k.endswith(("_API_KEY", "_AUTH_TOKEN"))}
 
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)

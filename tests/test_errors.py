@@ -161,8 +161,12 @@ def _epochs_zero() -> None:
     from ace.runners import ACE
 
     skillbook = Skillbook()
-    ace = ACE.from_roles(agent=Agent(TestModel()), reflector=Reflector(TestModel()),
-                         skill_manager=SkillManager(TestModel()), skillbook=skillbook)
+    ace = ACE.from_roles(
+        agent=Agent(TestModel()),
+        reflector=Reflector(TestModel()),
+        skill_manager=SkillManager(TestModel()),
+        skillbook=skillbook,
+    )
     ace.run(["a question"], epochs=0)
 
 
@@ -193,8 +197,12 @@ def _delta_two() -> None:
 
 @pytest.mark.parametrize(
     ("call", "error"),
-    [(_epochs_zero, "UsageError"), (_workers_zero, "PipelineConfigError"), (_floor_two, "UsageError"),
-     (_delta_two, "SkillbookError")],
+    [
+        (_epochs_zero, "UsageError"),
+        (_workers_zero, "PipelineConfigError"),
+        (_floor_two, "UsageError"),
+        (_delta_two, "SkillbookError"),
+    ],
     ids=["epochs", "workers", "floor", "delta"],
 )
 def test_a_refused_argument_is_an_ace_error_and_a_value_error(call: Callable[[], None], error: str, request) -> None:

@@ -15,12 +15,20 @@ from ace import tracing
 
 def _run_outside_the_repo(code: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     environment = {key: value for key, value in os.environ.items() if not key.startswith(("LOGFIRE_", "OTEL_"))}
-    return subprocess.run([sys.executable, "-W", "default", "-c", textwrap.dedent(code)], cwd=tmp_path,
-                          env=environment, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-W", "default", "-c", textwrap.dedent(code)],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 def test_the_library_prints_no_warning_in_a_fresh_interpreter_outside_the_repo(tmp_path: Path) -> None:
-    result = _run_outside_the_repo("""
+    result = _run_outside_the_repo(
+        """
         from ace.skillbook import Skillbook
         from ace.pipeline import Pipeline, StepContext
 
@@ -34,13 +42,16 @@ def test_the_library_prints_no_warning_in_a_fresh_interpreter_outside_the_repo(t
         skillbook.tag_skill(skill.id, 1)
         Pipeline([Noop()]).run([StepContext(sample=1)])
         print("done")
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert (result.stdout, result.stderr) == ("done\n", "")
 
 
 def test_an_application_that_configured_only_opentelemetry_receives_the_spans(tmp_path: Path) -> None:
-    result = _run_outside_the_repo("""
+    result = _run_outside_the_repo(
+        """
         from opentelemetry import trace
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -61,7 +72,9 @@ def test_an_application_that_configured_only_opentelemetry_receives_the_spans(tm
         Pipeline([Noop()]).run([StepContext(sample=1)])
         for span in exporter.get_finished_spans():
             print(span.name, dict(span.attributes))
-    """, tmp_path)
+    """,
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     assert "pipeline.step Noop {'ace.step': 'Noop', 'ace.sample_index': 0}" in result.stdout.splitlines()
     assert result.stderr == ""

@@ -86,8 +86,12 @@ class HistoryCompactor:
         before = estimate_tokens(messages)
         if before <= self._budget_tokens:
             return messages
-        with tracing.span(f"{self._span_label}.compaction", span_label=self._span_label, estimated_tokens=before,
-                          budget_tokens=self._budget_tokens) as span:
+        with tracing.span(
+            f"{self._span_label}.compaction",
+            span_label=self._span_label,
+            estimated_tokens=before,
+            budget_tokens=self._budget_tokens,
+        ) as span:
             compacted = self._elide_old_tool_returns(messages)
             stage = "tool_returns"
             if estimate_tokens(compacted) > self._budget_tokens:
@@ -96,8 +100,9 @@ class HistoryCompactor:
                     compacted, stage = summarised, "summary"
             after = estimate_tokens(compacted)
             # Everything left may sit in the recent window; the span says so rather than hiding it.
-            span.set_attributes({"stage": stage, "estimated_tokens_after": after,
-                                 "over_budget_after": after > self._budget_tokens})
+            span.set_attributes(
+                {"stage": stage, "estimated_tokens_after": after, "over_budget_after": after > self._budget_tokens}
+            )
         return compacted
 
     def _elide_old_tool_returns(self, messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -133,7 +138,9 @@ class HistoryCompactor:
 
 
 def _is_summary(part: object) -> bool:
-    return isinstance(part, UserPromptPart) and isinstance(part.content, str) and part.content.startswith(SUMMARY_PREFIX)
+    return (
+        isinstance(part, UserPromptPart) and isinstance(part.content, str) and part.content.startswith(SUMMARY_PREFIX)
+    )
 
 
 def _elide_tool_returns(message: ModelMessage) -> ModelMessage:

@@ -147,10 +147,16 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
         """Run one session on `prompt`. Raises `BudgetExhausted` when a session budget runs out."""
         usage = RunUsage()
         budget = _Budget(requests=self.config.max_requests, tokens=self.config.max_tokens)
-        with tracing.span(f"{self.span_label}.session", span_label=self.span_label, max_requests=budget.requests, max_tokens=budget.tokens) as span:
+        with tracing.span(
+            f"{self.span_label}.session",
+            span_label=self.span_label,
+            max_requests=budget.requests,
+            max_tokens=budget.tokens,
+        ) as span:
             run = await self._run_loop(prompt, deps=deps, usage=usage, budget=budget, depth=0)
-            span.set_attributes({"requests": usage.requests, "total_tokens": usage.total_tokens,
-                                 "finished": run.finished})
+            span.set_attributes(
+                {"requests": usage.requests, "total_tokens": usage.total_tokens, "finished": run.finished}
+            )
         return run
 
     @property
@@ -241,7 +247,14 @@ class RecursiveAgent(Generic[DepsT, OutputT]):
             requests=usage.requests + child_requests,
             tokens=usage.total_tokens + child_tokens if child_tokens is not None else None,
         )
-        with tracing.span(f"{self.span_label}.child", span_label=self.span_label, depth=depth, task=task, request_budget=child_requests, token_budget=child_tokens) as span:
+        with tracing.span(
+            f"{self.span_label}.child",
+            span_label=self.span_label,
+            depth=depth,
+            task=task,
+            request_budget=child_requests,
+            token_budget=child_tokens,
+        ) as span:
             try:
                 child = await self._run_loop(task, deps=ctx.deps, usage=usage, budget=budget, depth=depth)
             except BudgetExhausted as exc:

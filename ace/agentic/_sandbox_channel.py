@@ -79,18 +79,19 @@ class Channel:
             if found < 0:
                 keep = len(start) - 1
                 if len(self._buffer) > keep:
-                    del self._buffer[:len(self._buffer) - keep]
+                    del self._buffer[: len(self._buffer) - keep]
             else:
                 if found:
                     del self._buffer[:found]
                 if len(self._buffer) >= header:
-                    length = int.from_bytes(self._buffer[len(start):header], "big")
+                    length = int.from_bytes(self._buffer[len(start) : header], "big")
                     if length > self._max_frame_bytes:
-                        raise FrameError(f"the reply frame announces {length} bytes, over the "
-                                         f"{self._max_frame_bytes}-byte limit")
+                        raise FrameError(
+                            f"the reply frame announces {length} bytes, over the {self._max_frame_bytes}-byte limit"
+                        )
                     if len(self._buffer) >= header + length:
-                        payload = bytes(self._buffer[header:header + length])
-                        del self._buffer[:header + length]
+                        payload = bytes(self._buffer[header : header + length])
+                        del self._buffer[: header + length]
                         return payload
             self._buffer += self._receive(deadline)
 
@@ -110,7 +111,7 @@ def _write_all(fd: int, data: bytes, deadline: float) -> None:
     view = memoryview(data)
     while view:
         try:
-            view = view[os.write(fd, view):]
+            view = view[os.write(fd, view) :]
         except BlockingIOError:
             _wait(fd, select.POLLOUT, deadline)
         except BrokenPipeError:

@@ -52,17 +52,66 @@ OPEN_FILES = 16
 
 _ALWAYS = (
     # descriptors the process already holds
-    "read", "readv", "pread64", "preadv", "preadv2", "write", "writev", "close", "fstat", "lseek", "getcwd",
-    "select", "pselect6", "poll", "ppoll",
+    "read",
+    "readv",
+    "pread64",
+    "preadv",
+    "preadv2",
+    "write",
+    "writev",
+    "close",
+    "fstat",
+    "lseek",
+    "getcwd",
+    "select",
+    "pselect6",
+    "poll",
+    "ppoll",
     # memory
-    "brk", "mmap", "munmap", "mremap", "mprotect", "madvise",
+    "brk",
+    "mmap",
+    "munmap",
+    "mremap",
+    "mprotect",
+    "madvise",
     # signals, threads, the process itself
-    "rt_sigaction", "rt_sigprocmask", "rt_sigreturn", "sigaltstack", "restart_syscall", "futex",
-    "set_robust_list", "get_robust_list", "rseq", "set_tid_address", "sched_yield", "sched_getaffinity",
-    "gettid", "getpid", "getppid", "getuid", "geteuid", "getgid", "getegid", "getgroups", "getresuid",
-    "getresgid", "getrusage", "getrlimit", "times", "sysinfo", "uname", "exit", "exit_group",
+    "rt_sigaction",
+    "rt_sigprocmask",
+    "rt_sigreturn",
+    "sigaltstack",
+    "restart_syscall",
+    "futex",
+    "set_robust_list",
+    "get_robust_list",
+    "rseq",
+    "set_tid_address",
+    "sched_yield",
+    "sched_getaffinity",
+    "gettid",
+    "getpid",
+    "getppid",
+    "getuid",
+    "geteuid",
+    "getgid",
+    "getegid",
+    "getgroups",
+    "getresuid",
+    "getresgid",
+    "getrusage",
+    "getrlimit",
+    "times",
+    "sysinfo",
+    "uname",
+    "exit",
+    "exit_group",
     # time and randomness
-    "clock_gettime", "clock_getres", "clock_nanosleep", "nanosleep", "gettimeofday", "time", "getrandom",
+    "clock_gettime",
+    "clock_getres",
+    "clock_nanosleep",
+    "nanosleep",
+    "gettimeofday",
+    "time",
+    "getrandom",
 )
 _TCGETS, _FIONCLEX, _FIOCLEX = 0x5401, 0x5450, 0x5451
 _F_GETFD, _F_SETFD, _F_GETFL, _F_SETFL = 1, 2, 3, 4
@@ -89,9 +138,14 @@ def set_limits(memory_mb: int, cpu_time_s: float) -> None:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     cpu_soft = math.ceil(usage.ru_utime + usage.ru_stime + cpu_time_s)
     address_space = memory_mb * 1024 * 1024
-    for limit, soft, hard in ((resource.RLIMIT_AS, address_space, address_space), (resource.RLIMIT_FSIZE, 0, 0),
-                              (resource.RLIMIT_NOFILE, OPEN_FILES, OPEN_FILES), (resource.RLIMIT_NPROC, 0, 0),
-                              (resource.RLIMIT_CORE, 0, 0), (resource.RLIMIT_CPU, cpu_soft, cpu_soft + 1)):
+    for limit, soft, hard in (
+        (resource.RLIMIT_AS, address_space, address_space),
+        (resource.RLIMIT_FSIZE, 0, 0),
+        (resource.RLIMIT_NOFILE, OPEN_FILES, OPEN_FILES),
+        (resource.RLIMIT_NPROC, 0, 0),
+        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_CPU, cpu_soft, cpu_soft + 1),
+    ):
         resource.setrlimit(limit, (soft, hard))
 
 

@@ -109,9 +109,17 @@ class WorkerProcess:
         sweep_orphans()
         workdir = Workdir.create()
         try:
-            self._process: subprocess.Popen[bytes] = _spawn(lambda: subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=workdir.work,
-                env={}, start_new_session=True))
+            self._process: subprocess.Popen[bytes] = _spawn(
+                lambda: subprocess.Popen(
+                    argv,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    cwd=workdir.work,
+                    env={},
+                    start_new_session=True,
+                )
+            )
         except BaseException:
             workdir.remove()
             raise
@@ -169,8 +177,9 @@ class WorkerProcess:
         """A truthful sentence about how the worker ended (call after `wait_for_exit` and `stop`);
         `memory_mb` is its address-space cap."""
         ended, started = self._evidence or _Evidence(None, None), self._started or _Evidence(None, None)
-        cpu_limit_hit = (None if ended.cpu_soft_s is None or started.cpu_soft_s is None
-                         else ended.cpu_soft_s > started.cpu_soft_s)
+        cpu_limit_hit = (
+            None if ended.cpu_soft_s is None or started.cpu_soft_s is None else ended.cpu_soft_s > started.cpu_soft_s
+        )
         oom_before, oom_after = self._oom_kills_before, _oom_kills()
         oom_acted = None if oom_before is None or oom_after is None else oom_after > oom_before
         return _describe(returncode, ended.cpu_s, cpu_limit_hit, oom_acted, memory_mb)
@@ -199,11 +208,12 @@ def _oom_kills() -> int | None:
     start = vmstat.find(b"\noom_kill ")
     if start < 0:
         return None
-    return int(vmstat[start + 10:vmstat.index(b"\n", start + 1)])
+    return int(vmstat[start + 10 : vmstat.index(b"\n", start + 1)])
 
 
-def _describe(returncode: int | None, cpu_s: float | None, cpu_limit_hit: bool | None, oom_acted: bool | None,
-              memory_mb: int) -> str:
+def _describe(
+    returncode: int | None, cpu_s: float | None, cpu_limit_hit: bool | None, oom_acted: bool | None, memory_mb: int
+) -> str:
     if returncode is None:
         return "the sandbox process ended"
     if returncode >= 0:
@@ -220,22 +230,32 @@ def _describe(returncode: int | None, cpu_s: float | None, cpu_limit_hit: bool |
             return f"{killed}: its CPU-time limit, or the code or another process sent it (it cannot be told here)"
         if cpu_limit_hit:
             return f"{killed}: it used up its CPU-time limit{used}"
-        return (f"{killed}, not at its CPU-time limit{used}: the code or another process sent the signal")
+        return f"{killed}, not at its CPU-time limit{used}: the code or another process sent the signal"
     if number == signal.SIGKILL:
         if cpu_limit_hit:
             return f"{killed}: it used up its CPU-time limit{used} and went on after SIGXCPU"
         if oom_acted:
-            return (f"{killed}; the kernel's out-of-memory killer acted while it ran, so it may have been the "
-                    "killer's victim (it cannot be told for sure)")
+            return (
+                f"{killed}; the kernel's out-of-memory killer acted while it ran, so it may have been the "
+                "killer's victim (it cannot be told for sure)"
+            )
         if oom_acted is False:
-            return (f"{killed}, not by the sandbox's timeout and not by the kernel's out-of-memory killer (its "
-                    "counter did not move): the code or another process sent the signal")
-        return (f"{killed}, not by the sandbox's timeout: the kernel's out-of-memory killer, the code or another "
-                "process (it cannot be told here)")
+            return (
+                f"{killed}, not by the sandbox's timeout and not by the kernel's out-of-memory killer (its "
+                "counter did not move): the code or another process sent the signal"
+            )
+        return (
+            f"{killed}, not by the sandbox's timeout: the kernel's out-of-memory killer, the code or another "
+            "process (it cannot be told here)"
+        )
     if number == getattr(signal, "SIGSYS", None):
-        return (f"{killed}: the kernel filter ends a process this way when it makes a system call of another "
-                "architecture's interface (the code can also send the signal itself)")
+        return (
+            f"{killed}: the kernel filter ends a process this way when it makes a system call of another "
+            "architecture's interface (the code can also send the signal itself)"
+        )
     if number in (signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT):
-        return (f"{killed}: the interpreter crashed; with the address space capped at {memory_mb} MB memory "
-                "exhaustion is a possible cause (it cannot be told for sure)")
+        return (
+            f"{killed}: the interpreter crashed; with the address space capped at {memory_mb} MB memory "
+            "exhaustion is a possible cause (it cannot be told for sure)"
+        )
     return killed

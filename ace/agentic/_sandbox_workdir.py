@@ -40,8 +40,7 @@ class Workdir:
     @classmethod
     def create(cls) -> Workdir:
         root = Path(tempfile.mkdtemp(prefix=PREFIX))
-        lock_fd = os.open(root / _LOCK_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                          0o600)
+        lock_fd = os.open(root / _LOCK_NAME, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
         os.write(lock_fd, str(os.getpid()).encode())
         work = root / _WORK_NAME

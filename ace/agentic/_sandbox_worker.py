@@ -90,9 +90,13 @@ class BoundedWriter(io.TextIOBase):
 def restricted_import(allowed: frozenset[str]) -> Callable[..., ModuleType]:
     real_import = builtins.__import__
 
-    def sandbox_import(name: str, globals: Mapping[str, object] | None = None,
-                       locals: Mapping[str, object] | None = None, fromlist: Sequence[str] = (),
-                       level: int = 0) -> ModuleType:
+    def sandbox_import(
+        name: str,
+        globals: Mapping[str, object] | None = None,
+        locals: Mapping[str, object] | None = None,
+        fromlist: Sequence[str] = (),
+        level: int = 0,
+    ) -> ModuleType:
         top = name.partition(".")[0]
         if level != 0 or (top not in allowed and name not in _STDLIB_LAZY):
             raise ImportError(
@@ -101,8 +105,10 @@ def restricted_import(allowed: frozenset[str]) -> Callable[..., ModuleType]:
         try:
             return real_import(name, globals, locals, fromlist, level)
         except PermissionError as exc:
-            raise ImportError(f"{name!r} was not loaded when the sandbox started and the sandbox cannot read "
-                              "files; import the top-level module instead") from exc
+            raise ImportError(
+                f"{name!r} was not loaded when the sandbox started and the sandbox cannot read "
+                "files; import the top-level module instead"
+            ) from exc
 
     return sandbox_import
 
@@ -158,8 +164,13 @@ def execute(code: str, namespace: dict[str, Any], max_output_chars: int) -> dict
     finally:
         sys.stdout, sys.stderr = saved
     truncated = max(stdout.total, stderr.total, len(error or "")) > max_output_chars
-    return {"stdout": stdout.value(), "stderr": stderr.value(), "error": None if error is None else
-            valid_unicode(cut(error, max_output_chars)), "memory_exceeded": memory_exceeded, "truncated": truncated}
+    return {
+        "stdout": stdout.value(),
+        "stderr": stderr.value(),
+        "error": None if error is None else valid_unicode(cut(error, max_output_chars)),
+        "memory_exceeded": memory_exceeded,
+        "truncated": truncated,
+    }
 
 
 def read_exactly(fd: int, size: int) -> bytes:
@@ -177,7 +188,7 @@ def write_frame(fd: int, nonce: bytes, body: bytes) -> None:
     frame = FRAME_MAGIC + nonce + len(body).to_bytes(LENGTH_BYTES, "big") + body
     view = memoryview(frame)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
 
 
 def exit_when_the_host_hangs_up(fd: int) -> None:
@@ -206,6 +217,7 @@ def main() -> None:
         except ImportError:
             pass  # model code gets the ImportError when it asks for the module
     import time
+
     time.localtime()  # reads the time zone file now; the filter refuses it later
     confine = load_confine_module()
 
@@ -216,8 +228,9 @@ def main() -> None:
     os.close(null_fd)
     sys.stdin = io.StringIO("")
     _thread.start_new_thread(exit_when_the_host_hangs_up, (0,))  # does not wait for the thread to run
-    kernel_filter, filter_error = confine.confine(config["memory_mb"], config["cpu_time_s"], config["host_pid"],
-                                                  config["seccomp_binding"])
+    kernel_filter, filter_error = confine.confine(
+        config["memory_mb"], config["cpu_time_s"], config["host_pid"], config["seccomp_binding"]
+    )
 
     sandbox_builtins = dict(vars(builtins))
     sandbox_builtins["__import__"] = restricted_import(allowed)
@@ -239,10 +252,18 @@ def main() -> None:
                 reply = execute(request["code"], namespace, max_output_chars)
             body = json.dumps(reply).encode()
         except MemoryError:
-            body = json.dumps({"stdout": "", "stderr": "", "memory_exceeded": True, "truncated": False,
-                               "error": "MemoryError: the sandbox memory limit was reached"}).encode()
+            body = json.dumps(
+                {
+                    "stdout": "",
+                    "stderr": "",
+                    "memory_exceeded": True,
+                    "truncated": False,
+                    "error": "MemoryError: the sandbox memory limit was reached",
+                }
+            ).encode()
         request = reply = None
         write_frame(reply_fd, nonce, body)
+
 
 if __name__ == "__main__":
     main()

@@ -53,15 +53,42 @@ from ace.agentic._sandbox_worker import MARKER_ROOM, cut
 from ace.errors import AceError, UsageError
 
 __all__ = [
-    "DEFAULT_IMPORTS", "DEFAULT_MAX_OUTPUT_CHARS", "ExecutionResult", "FrameError", "Sandbox",
-    "SandboxConfinementWarning", "SandboxError",
+    "DEFAULT_IMPORTS",
+    "DEFAULT_MAX_OUTPUT_CHARS",
+    "ExecutionResult",
+    "FrameError",
+    "Sandbox",
+    "SandboxConfinementWarning",
+    "SandboxError",
 ]
 
-DEFAULT_IMPORTS: frozenset[str] = frozenset({
-    "bisect", "collections", "copy", "dataclasses", "datetime", "decimal", "difflib", "enum", "fractions",
-    "functools", "heapq", "itertools", "json", "math", "operator", "pprint", "random", "re", "statistics",
-    "string", "textwrap", "typing", "unicodedata",
-})
+DEFAULT_IMPORTS: frozenset[str] = frozenset(
+    {
+        "bisect",
+        "collections",
+        "copy",
+        "dataclasses",
+        "datetime",
+        "decimal",
+        "difflib",
+        "enum",
+        "fractions",
+        "functools",
+        "heapq",
+        "itertools",
+        "json",
+        "math",
+        "operator",
+        "pprint",
+        "random",
+        "re",
+        "statistics",
+        "string",
+        "textwrap",
+        "typing",
+        "unicodedata",
+    }
+)
 """Modules sandboxed code may import (the top-level name decides; `collections.abc` is allowed).
 They are imported when the worker starts: the confined process cannot read module files later."""
 
@@ -120,18 +147,27 @@ class Sandbox:
     call `close()`.
     """
 
-    def __init__(self, *, timeout_s: float = 10.0, memory_mb: int = 512, max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
-                 allowed_imports: frozenset[str] = DEFAULT_IMPORTS, require_kernel_filter: bool = True,
-                 cpu_time_s: float | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        timeout_s: float = 10.0,
+        memory_mb: int = 512,
+        max_output_chars: int = DEFAULT_MAX_OUTPUT_CHARS,
+        allowed_imports: frozenset[str] = DEFAULT_IMPORTS,
+        require_kernel_filter: bool = True,
+        cpu_time_s: float | None = None,
+    ) -> None:
         """`require_kernel_filter=False` lets the sandbox run where seccomp is unavailable, with no
         security boundary (a `SandboxConfinementWarning` at each worker start; see `kernel_filter_active`).
         `cpu_time_s` is the CPU time one worker may use over its life (all its calls, and anything
         it leaves running); at the limit it is killed and the next call starts a fresh one."""
         cpu_time_s = _DEFAULT_CPU_CALLS * timeout_s if cpu_time_s is None else cpu_time_s
         if timeout_s <= 0 or memory_mb < 64 or max_output_chars < 1 or not cpu_time_s > 0 or math.isinf(cpu_time_s):
-            raise UsageError(f"need timeout_s > 0, memory_mb >= 64, max_output_chars >= 1, finite cpu_time_s > 0; "
-                             f"got timeout_s={timeout_s}, memory_mb={memory_mb}, max_output_chars={max_output_chars}, "
-                             f"cpu_time_s={cpu_time_s}")
+            raise UsageError(
+                f"need timeout_s > 0, memory_mb >= 64, max_output_chars >= 1, finite cpu_time_s > 0; "
+                f"got timeout_s={timeout_s}, memory_mb={memory_mb}, max_output_chars={max_output_chars}, "
+                f"cpu_time_s={cpu_time_s}"
+            )
         self.timeout_s = timeout_s
         self.cpu_time_s = cpu_time_s
         self.memory_mb = memory_mb
@@ -186,14 +222,21 @@ class Sandbox:
                 if not self._process.wait_for_exit(deadline):
                     return self._timed_out()  # it closed its pipes and went on running
                 ended = self._process.describe_end(self._stop_worker(), self.memory_mb)
-                return ExecutionResult(stdout="", stderr="", state_lost=True,
-                                       error=f"{ended}; the sandbox was restarted and variables defined by "
-                                             "earlier code were lost")
+                return ExecutionResult(
+                    stdout="",
+                    stderr="",
+                    state_lost=True,
+                    error=f"{ended}; the sandbox was restarted and variables defined by earlier code were lost",
+                )
             except FrameError as exc:
                 self._stop_worker()
-                return ExecutionResult(stdout="", stderr="", state_lost=True,
-                                       error=f"the sandbox process sent an invalid reply ({exc}); it was "
-                                             "restarted and variables defined by earlier code were lost")
+                return ExecutionResult(
+                    stdout="",
+                    stderr="",
+                    state_lost=True,
+                    error=f"the sandbox process sent an invalid reply ({exc}); it was "
+                    "restarted and variables defined by earlier code were lost",
+                )
 
     def close(self) -> None:
         """Stop the worker (its whole process group). A later `execute` starts a fresh one."""
@@ -203,18 +246,26 @@ class Sandbox:
     def __enter__(self) -> Sandbox:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     def _start_worker(self) -> None:
         binding, unavailable = _seccomp_binding()
         if unavailable is not None and self.require_kernel_filter:
-            raise SandboxError(f"the sandbox needs a seccomp kernel filter and cannot have one: {unavailable}. "
-                               "Pass require_kernel_filter=False to run model code WITHOUT a security boundary.")
-        config = {"memory_mb": self.memory_mb, "cpu_time_s": self.cpu_time_s, "max_output_chars": self.max_output_chars,
-                  "allowed_imports": sorted(self.allowed_imports), "seccomp_binding": binding,
-                  "host_pid": os.getpid()}
+            raise SandboxError(
+                f"the sandbox needs a seccomp kernel filter and cannot have one: {unavailable}. "
+                "Pass require_kernel_filter=False to run model code WITHOUT a security boundary."
+            )
+        config = {
+            "memory_mb": self.memory_mb,
+            "cpu_time_s": self.cpu_time_s,
+            "max_output_chars": self.max_output_chars,
+            "allowed_imports": sorted(self.allowed_imports),
+            "seccomp_binding": binding,
+            "host_pid": os.getpid(),
+        }
         try:
             process = WorkerProcess([sys.executable, "-I", "-S", "-B", str(_WORKER), json.dumps(config)])
         except OSError as exc:
@@ -231,8 +282,11 @@ class Sandbox:
                 ended = process.describe_end(self._stop_worker(), self.memory_mb)
             else:
                 self._stop_worker()
-                ended = (f"no answer within {_STARTUP_TIMEOUT_S} s" if not isinstance(exc, FrameError)
-                         else f"an invalid answer ({exc})")
+                ended = (
+                    f"no answer within {_STARTUP_TIMEOUT_S} s"
+                    if not isinstance(exc, FrameError)
+                    else f"an invalid answer ({exc})"
+                )
             raise SandboxError(f"the sandbox worker failed to start: {ended}") from exc
         process.note_started()
         self._kernel_filter_active = hello.get("kernel_filter") is True
@@ -240,18 +294,27 @@ class Sandbox:
             reason = unavailable or hello.get("filter_error") or "unknown reason"
             if self.require_kernel_filter:
                 self._stop_worker()
-                raise SandboxError(f"the sandbox could not load its seccomp kernel filter: {reason}. Pass "
-                                   "require_kernel_filter=False to run model code WITHOUT a security boundary.")
-            warnings.warn(f"sandbox running WITHOUT the seccomp kernel filter ({reason}): model code can "
-                          "reach the operating system", SandboxConfinementWarning, stacklevel=3)
+                raise SandboxError(
+                    f"the sandbox could not load its seccomp kernel filter: {reason}. Pass "
+                    "require_kernel_filter=False to run model code WITHOUT a security boundary."
+                )
+            warnings.warn(
+                f"sandbox running WITHOUT the seccomp kernel filter ({reason}): model code can "
+                "reach the operating system",
+                SandboxConfinementWarning,
+                stacklevel=3,
+            )
         if self._variables is not None:
             try:
-                self._channel.request({"op": "load", "variables": self._variables},
-                                      time.monotonic() + _STARTUP_TIMEOUT_S)
+                self._channel.request(
+                    {"op": "load", "variables": self._variables}, time.monotonic() + _STARTUP_TIMEOUT_S
+                )
             except (TimeoutError, EOFError, FrameError) as exc:
                 self._stop_worker()
-                raise SandboxError(f"the sandbox worker failed to load its variables ({type(exc).__name__}); "
-                                   f"raise memory_mb (now {self.memory_mb}) or pass less data") from exc
+                raise SandboxError(
+                    f"the sandbox worker failed to load its variables ({type(exc).__name__}); "
+                    f"raise memory_mb (now {self.memory_mb}) or pass less data"
+                ) from exc
 
     def _stop_worker(self) -> int | None:
         process, self._process, self._channel = self._process, None, None
@@ -259,9 +322,14 @@ class Sandbox:
 
     def _timed_out(self) -> ExecutionResult:
         self._stop_worker()
-        return ExecutionResult(stdout="", stderr="", timed_out=True, state_lost=True,
-                               error=f"execution stopped after the {self.timeout_s}s timeout; the sandbox "
-                                     "was restarted and variables defined by earlier code were lost")
+        return ExecutionResult(
+            stdout="",
+            stderr="",
+            timed_out=True,
+            state_lost=True,
+            error=f"execution stopped after the {self.timeout_s}s timeout; the sandbox "
+            "was restarted and variables defined by earlier code were lost",
+        )
 
     def _result(self, reply: dict[str, Any]) -> ExecutionResult:
         """Check the reply's shape and cut its texts: the worker's own cuts are not trusted."""
@@ -274,8 +342,13 @@ class Sandbox:
         kept_stdout, kept_stderr = cut(stdout, self.max_output_chars), cut(stderr, self.max_output_chars)
         kept_error = None if error is None else cut(error, self.max_output_chars)
         cut_here = (kept_stdout, kept_stderr, kept_error) != (stdout, stderr, error)
-        return ExecutionResult(stdout=kept_stdout, stderr=kept_stderr, error=kept_error,
-                               memory_exceeded=reply["memory_exceeded"], truncated=reply["truncated"] or cut_here)
+        return ExecutionResult(
+            stdout=kept_stdout,
+            stderr=kept_stderr,
+            error=kept_error,
+            memory_exceeded=reply["memory_exceeded"],
+            truncated=reply["truncated"] or cut_here,
+        )
 
 
 def _seccomp_binding() -> tuple[str | None, str | None]:

@@ -14,8 +14,15 @@ from ace.cli._app import Command, CommandError, build_parser, run_cli
 from ace.cli._request_flags import add_request_flags, positive_int
 
 __all__ = [
-    "COMMANDS", "Command", "CommandError", "add_request_flags", "build_parser", "main", "make_parser",
-    "positive_int", "run_cli",
+    "COMMANDS",
+    "Command",
+    "CommandError",
+    "add_request_flags",
+    "build_parser",
+    "main",
+    "make_parser",
+    "positive_int",
+    "run_cli",
 ]
 
 COMMANDS: tuple[Command, ...] = (
@@ -27,7 +34,11 @@ COMMANDS: tuple[Command, ...] = (
         "(file or postgresql:// URL)",
         "ace.cli.serve",
     ),
-    Command("learn", "learn a skillbook from recorded traces (JSON/JSONL, tau2 Results, OpenTelemetry spans)", "ace.cli.learn"),
+    Command(
+        "learn",
+        "learn a skillbook from recorded traces (JSON/JSONL, tau2 Results, OpenTelemetry spans)",
+        "ace.cli.learn",
+    ),
     Command("mcp", "serve a skillbook to MCP clients (tools: match_skills, read_skill, ...)", "ace.cli.mcp"),
 )
 """The commands of `ace`, each registered by its module (see `ace.cli._app`)."""

@@ -21,7 +21,9 @@ _OWN = ("ace",)
 def add_log_level_option(parser: argparse.ArgumentParser) -> None:
     """Add `--log-level` (default warning: only problems are logged)."""
     parser.add_argument(
-        "--log-level", choices=LOG_LEVELS, default="warning",
+        "--log-level",
+        choices=LOG_LEVELS,
+        default="warning",
         help="what to log on stderr (default warning: problems only; info adds one line per request)",
     )
 

@@ -26,9 +26,12 @@ def add_request_flags(parser: argparse.ArgumentParser, roles: Sequence[str], *, 
     parser.add_argument("--max-output-tokens", type=positive_int, help=f"output-token cap of {everyone}'s requests")
     parser.add_argument("--temperature", type=float, help=f"sampling temperature of {everyone} (default 0.0)")
     parser.add_argument("--request-timeout", type=float, help="seconds one request may take (default 300)")
-    parser.add_argument("--context-window", type=positive_int,
-                        help="context window of the reflector and skill manager models, for a local alias litellm "
-                             "does not know (default: litellm's model information, else 8192)")
+    parser.add_argument(
+        "--context-window",
+        type=positive_int,
+        help="context window of the reflector and skill manager models, for a local alias litellm "
+        "does not know (default: litellm's model information, else 8192)",
+    )
     for role in roles:
         parser.add_argument(f"--{role}-max-output-tokens", type=positive_int, help=f"output-token cap of the {role}")
         parser.add_argument(f"--{role}-temperature", type=float, help=f"sampling temperature of the {role}")

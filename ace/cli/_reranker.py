@@ -28,11 +28,15 @@ RERANKERS: dict[str, str] = {
 def add_reranker_options(parser: argparse.ArgumentParser) -> None:
     """Add `--reranker`, `--reranker-model`, `--api-base` and `--api-key` to `parser`."""
     names = ", ".join(RERANKERS)
-    parser.add_argument("--reranker", default="field-aware", metavar="NAME",
-                        help=f"rerank stage: {names} (default field-aware)")
-    parser.add_argument("--reranker-model", metavar="MODEL",
-                        help="the reranker's model: a folder for onnx-cross-encoder, a model string for litellm "
-                             "and llm-judge (see docs/agentic.md, Naming a model)")
+    parser.add_argument(
+        "--reranker", default="field-aware", metavar="NAME", help=f"rerank stage: {names} (default field-aware)"
+    )
+    parser.add_argument(
+        "--reranker-model",
+        metavar="MODEL",
+        help="the reranker's model: a folder for onnx-cross-encoder, a model string for litellm "
+        "and llm-judge (see docs/agentic.md, Naming a model)",
+    )
     parser.add_argument("--api-base", help="OpenAI-compatible server for the llm-judge or litellm reranker model")
     parser.add_argument("--api-key", help="API key for --api-base")
 

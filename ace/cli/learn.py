@@ -36,9 +36,11 @@ if TYPE_CHECKING:
 __all__ = ["register"]
 
 
-_MODEL_HELP = ('model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini; '
-               'with --api-base, openai/<served-name>) or "test" (pydantic-ai TestModel, offline: it calls every '
-               'tool with made-up arguments: a smoke run of the plumbing, whose sessions usually fail)')
+_MODEL_HELP = (
+    'model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini; '
+    'with --api-base, openai/<served-name>) or "test" (pydantic-ai TestModel, offline: it calls every '
+    "tool with made-up arguments: a smoke run of the plumbing, whose sessions usually fail)"
+)
 _KINDS = ("ADD", "UPDATE", "TAG", "REMOVE")
 _REPORTED = {"ADD": "added", "UPDATE": "updated", "TAG": "tagged", "REMOVE": "removed"}
 
@@ -49,29 +51,46 @@ def register(parser: argparse.ArgumentParser) -> None:
         "Run the Reflector and the SkillManager over recorded traces (TraceAnalyser) and save what they "
         "learned into a skillbook. TRACES are files or folders (searched for .json/.jsonl): our JSON/JSONL "
         "traces, tau2 Results files, or OpenTelemetry GenAI span files (OTLP JSON lines as written by "
-        "FileSpanExporter; one trace per root agent run). The model \"test\" runs offline on pydantic-ai's "
+        'FileSpanExporter; one trace per root agent run). The model "test" runs offline on pydantic-ai\'s '
         "TestModel: a smoke run of the plumbing, not learning - it calls every tool with made-up arguments, "
         "so its sessions usually stop short and the run exits 1; the scripted models of ace-eval are not "
         "available here. Exit 0: every trace learned from or nothing to learn; 1: a trace "
         "failed; 2: bad input."
     )
     parser.add_argument("traces", nargs="+", type=Path, metavar="TRACES", help="trace files or folders")
-    parser.add_argument("--skillbook", type=skillbook_location, required=True, metavar="SKILLBOOK",
-                        help="skillbook JSON file or postgresql:// URL to learn into (started empty when it does not exist)")
+    parser.add_argument(
+        "--skillbook",
+        type=skillbook_location,
+        required=True,
+        metavar="SKILLBOOK",
+        help="skillbook JSON file or postgresql:// URL to learn into (started empty when it does not exist)",
+    )
     parser.add_argument("--reflector-model", required=True, help=_MODEL_HELP)
     parser.add_argument("--skill-manager-model", required=True, help=_MODEL_HELP)
-    parser.add_argument("--reflector-type", choices=["rr", "simple"], default="rr",
-                        help="rr: RecursiveReflector, code over the trace in a sandbox (default); simple: one pass")
+    parser.add_argument(
+        "--reflector-type",
+        choices=["rr", "simple"],
+        default="rr",
+        help="rr: RecursiveReflector, code over the trace in a sandbox (default); simple: one pass",
+    )
     parser.add_argument("--api-base", help="OpenAI-compatible server for the models")
     parser.add_argument("--api-key", help="API key for --api-base")
-    parser.add_argument("--cache-prompts", action="store_true",
-                        help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)")
+    parser.add_argument(
+        "--cache-prompts",
+        action="store_true",
+        help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)",
+    )
     parser.add_argument("--cache-ttl", help='cache lifetime with --cache-prompts, e.g. "5m" or "1h"')
     parser.add_argument("--epochs", type=positive_int, default=1, help="passes over the traces (default 1)")
     parser.add_argument("--workers", type=positive_int, default=4, help="traces learned from at once (default 4)")
-    parser.add_argument("--checkpoint-dir", type=Path,
-                        help="write checkpoint_<n>.json and latest.json here every --checkpoint-interval traces")
-    parser.add_argument("--checkpoint-interval", type=positive_int, default=10, help="traces between checkpoints (default 10)")
+    parser.add_argument(
+        "--checkpoint-dir",
+        type=Path,
+        help="write checkpoint_<n>.json and latest.json here every --checkpoint-interval traces",
+    )
+    parser.add_argument(
+        "--checkpoint-interval", type=positive_int, default=10, help="traces between checkpoints (default 10)"
+    )
     add_request_flags(parser, ("reflector", "skill-manager"), everyone="both roles")
     parser.set_defaults(handler=_run)
 
@@ -98,13 +117,18 @@ def _run(args: argparse.Namespace) -> int:
             reflector, skill_manager = _roles(args, skillbook)
             before = len(skillbook.skills())
             analyser = TraceAnalyser.from_roles(
-                reflector=reflector, skill_manager=skill_manager, skillbook=skillbook,
-                reflect_workers=args.workers, checkpoint_dir=args.checkpoint_dir,
+                reflector=reflector,
+                skill_manager=skill_manager,
+                skillbook=skillbook,
+                reflect_workers=args.workers,
+                checkpoint_dir=args.checkpoint_dir,
                 checkpoint_interval=args.checkpoint_interval,
             )
-            tqdm.write(f"learning from {len(args.traces)} path(s), {args.epochs} epoch(s) into {location} "
-                       f"({before} active skills; {args.reflector_type} reflector {_name(args.reflector_model)}, "
-                       f"skill manager {_name(args.skill_manager_model)})")
+            tqdm.write(
+                f"learning from {len(args.traces)} path(s), {args.epochs} epoch(s) into {location} "
+                f"({before} active skills; {args.reflector_type} reflector {_name(args.reflector_model)}, "
+                f"skill manager {_name(args.skill_manager_model)})"
+            )
             results = analyser.run(list(args.traces), epochs=args.epochs, workers=args.workers)
     except ModelConfigurationError as exc:  # every trace failed on it: nothing was written
         raise CommandError(str(exc)) from None
@@ -128,8 +152,13 @@ def _check_credentials(args: argparse.Namespace) -> None:
         return
     models = {role.replace("_", " "): getattr(args, f"{role}_model") for role in ("reflector", "skill_manager")}
     try:
-        check_credentials({role: model for role, model in models.items() if isinstance(model, str)
-                           and model not in ("test", "scripted")})
+        check_credentials(
+            {
+                role: model
+                for role, model in models.items()
+                if isinstance(model, str) and model not in ("test", "scripted")
+            }
+        )
     except ModelConfigurationError as exc:
         raise CommandError(str(exc)) from None
 
@@ -143,11 +172,18 @@ def _roles(args: argparse.Namespace, skillbook: Skillbook) -> tuple[Reflector | 
     for role in ("reflector", "skill_manager"):
         name = getattr(args, f"{role}_model")
         if name == "scripted":
-            raise CommandError(f"--{role.replace('_', '-')}-model scripted: the scripted models belong to ace-eval "
-                               "(ace-eval e2e --traces); use \"test\" for an offline smoke run, or a real model")
+            raise CommandError(
+                f"--{role.replace('_', '-')}-model scripted: the scripted models belong to ace-eval "
+                '(ace-eval e2e --traces); use "test" for an offline smoke run, or a real model'
+            )
         try:
-            models[role] = resolve_model(name, api_base=args.api_base, api_key=args.api_key,
-                                         cache_prompts=args.cache_prompts, cache_ttl=args.cache_ttl)
+            models[role] = resolve_model(
+                name,
+                api_base=args.api_base,
+                api_key=args.api_key,
+                cache_prompts=args.cache_prompts,
+                cache_ttl=args.cache_ttl,
+            )
         except ModelResolutionError as exc:
             raise CommandError(f"--{role.replace('_', '-')}-model: {exc}") from exc
     defaults = {
@@ -158,7 +194,8 @@ def _roles(args: argparse.Namespace, skillbook: Skillbook) -> tuple[Reflector | 
     for role, default in defaults.items():
         try:
             settings[role] = default.overridden(
-                max_output_tokens=args.max_output_tokens, temperature=args.temperature,
+                max_output_tokens=args.max_output_tokens,
+                temperature=args.temperature,
                 timeout_seconds=args.request_timeout,
             ).overridden(
                 max_output_tokens=getattr(args, f"{role}_max_output_tokens"),
@@ -169,8 +206,9 @@ def _roles(args: argparse.Namespace, skillbook: Skillbook) -> tuple[Reflector | 
     config = AgenticConfig(context_window_tokens=args.context_window)
     reflector: Reflector | RecursiveReflector
     if args.reflector_type == "rr":
-        reflector = RecursiveReflector(models["reflector"], skillbook=skillbook.view(),
-                                       settings=settings["reflector"], config=config)
+        reflector = RecursiveReflector(
+            models["reflector"], skillbook=skillbook.view(), settings=settings["reflector"], config=config
+        )
     else:
         reflector = Reflector(models["reflector"], settings=settings["reflector"])
     return reflector, SkillManager(models["skill_manager"], settings=settings["skill_manager"], config=config)
@@ -217,7 +255,9 @@ class LearnReport:
             elif ctx.reflection_failure is not None:
                 reason = f"ReflectStep: the reflection failed: {ctx.reflection_failure}"
             elif output is None or not output.finished:
-                reason = "UpdateStep: the SkillManager session did not finish" + (f" ({output.reasoning})" if output else "")
+                reason = "UpdateStep: the SkillManager session did not finish" + (
+                    f" ({output.reasoning})" if output else ""
+                )
             if reason is not None:
                 report.failures.append(f"epoch {ctx.epoch}: {_trace_label(ctx)}: {reason}")
             elif output is not None and output.operations:
@@ -232,8 +272,9 @@ class LearnReport:
         for kind in _KINDS:
             ids = self.changed[kind]
             lines.append(f"skills {_REPORTED[kind]}: {len(ids)}" + (f" ({', '.join(ids)})" if ids else ""))
-        lines.append(f"traces: learned from {self.learned}, nothing learned {self.nothing_learned}, "
-                     f"failed {len(self.failures)}")
+        lines.append(
+            f"traces: learned from {self.learned}, nothing learned {self.nothing_learned}, failed {len(self.failures)}"
+        )
         lines.append(terminal_text(f"skillbook: {active_skills} active skills -> {location}", one_line=True))
         return "\n".join(lines)
 

@@ -34,7 +34,7 @@ def _match(args: argparse.Namespace) -> int:
     if args.limit < 1:
         raise CommandError(f"--limit must be at least 1, got {args.limit}")
     if not args.task.strip():
-        raise CommandError("the task text is blank; pass the task to match, e.g. ace match sb.json \"fix the CI\"")
+        raise CommandError('the task text is blank; pass the task to match, e.g. ace match sb.json "fix the CI"')
     if len(args.task) > MAX_TASK_CHARS:
         raise CommandError(f"the task is {len(args.task):,} characters, over the {MAX_TASK_CHARS:,}-character limit")
     reranker = reranker_from_args(args)
@@ -42,7 +42,9 @@ def _match(args: argparse.Namespace) -> int:
     # Match vectors come from the skillbook's sidecar; skills without one are embedded in memory
     # (a read-only command never writes the skillbook).
     try:
-        matches = SkillMatcher(skillbook, embedder=default_embedder(), reranker=reranker).match(args.task, limit=args.limit)
+        matches = SkillMatcher(skillbook, embedder=default_embedder(), reranker=reranker).match(
+            args.task, limit=args.limit
+        )
     except (EmbeddingError, RerankError) as exc:
         raise CommandError(f"matching failed: {exc}") from exc
     if args.json:

@@ -23,18 +23,35 @@ DEFAULT_PORT = 8766
 
 def register(parser: argparse.ArgumentParser) -> None:
     """Fill the parser of `ace mcp`."""
-    parser.add_argument("path", type=skillbook_location,
-                        help="skillbook JSON file (re-read when it changes) or postgresql:// URL (followed through LISTEN/NOTIFY)")
-    parser.add_argument("--http", action="store_true",
-                        help=f"serve streamable HTTP on {HOST} (at /mcp) instead of stdio")
+    parser.add_argument(
+        "path",
+        type=skillbook_location,
+        help="skillbook JSON file (re-read when it changes) or postgresql:// URL (followed through LISTEN/NOTIFY)",
+    )
+    parser.add_argument(
+        "--http", action="store_true", help=f"serve streamable HTTP on {HOST} (at /mcp) instead of stdio"
+    )
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port for --http (default {DEFAULT_PORT})")
-    parser.add_argument("--traces", type=Path, metavar="DIR",
-                        help="folder record_trace writes to (default: <skillbook stem>.traces beside the file)")
-    parser.add_argument("--max-queued-traces", type=int, default=None, metavar="N",
-                        help="most traces the folder may hold; record_trace is refused beyond (default 10000)")
-    parser.add_argument("--max-queued-bytes", type=int, default=None, metavar="BYTES",
-                        help="most bytes of traces the folder may hold; record_trace is refused beyond "
-                        "(default 536870912, 512 MiB)")
+    parser.add_argument(
+        "--traces",
+        type=Path,
+        metavar="DIR",
+        help="folder record_trace writes to (default: <skillbook stem>.traces beside the file)",
+    )
+    parser.add_argument(
+        "--max-queued-traces",
+        type=int,
+        default=None,
+        metavar="N",
+        help="most traces the folder may hold; record_trace is refused beyond (default 10000)",
+    )
+    parser.add_argument(
+        "--max-queued-bytes",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="most bytes of traces the folder may hold; record_trace is refused beyond (default 536870912, 512 MiB)",
+    )
     add_reranker_options(parser)
     add_log_level_option(parser)
     parser.set_defaults(handler=_mcp)
@@ -60,8 +77,9 @@ def _mcp(args: argparse.Namespace) -> int:
     quota = _trace_quota(args)
     reranker = reranker_from_args(args)
     try:
-        server = create_server(args.path, reranker=reranker, traces=args.traces, trace_quota=quota,
-                               log_level=args.log_level)
+        server = create_server(
+            args.path, reranker=reranker, traces=args.traces, trace_quota=quota, log_level=args.log_level
+        )
     except (OSError, SkillbookError) as exc:
         if isinstance(exc, SkillbookFormatError):
             message = format_error_line(exc)

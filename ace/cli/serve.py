@@ -37,39 +37,56 @@ def register(parser: argparse.ArgumentParser) -> None:
     from ace.cli._skillbook_file import skillbook_location
 
     parser.add_argument(
-        "path", type=skillbook_location,
+        "path",
+        type=skillbook_location,
         help="skillbook JSON file (re-read when it changes) or postgresql:// URL (followed through LISTEN/NOTIFY)",
     )
     parser.add_argument("--host", default=DEFAULT_HOST, help=f"interface to bind (default {DEFAULT_HOST})")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"TCP port (default {DEFAULT_PORT})")
     parser.add_argument(
-        "--allowed-host", action="append", default=[], metavar="NAME",
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
         help="also answer requests whose Host is NAME (repeatable; '*.example.com' patterns, '*' for any); by "
         "default only localhost, 127.0.0.1, [::1] and the --host address: other Hosts get 400 (DNS rebinding)",
     )
     parser.add_argument(
-        "--body-timeout", type=float, default=None, metavar="SECONDS",
+        "--body-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
         help="seconds a request body may take to arrive before it is answered 408 (default 30)",
     )
     parser.add_argument(
-        "--runs", type=Path, metavar="DIR",
+        "--runs",
+        type=Path,
+        metavar="DIR",
         help="folder of ace-eval e2e run folders (e.g. results/e2e) to list at /ui/runs with their reports",
     )
     parser.add_argument(
-        "--allow-edits", action="store_true",
+        "--allow-edits",
+        action="store_true",
         help="let skill pages of the UI remove or activate a skill (recorded with origin ui); default read-only",
     )
     parser.add_argument(
-        "--workers", type=int, default=1, metavar="N",
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
         help="serve from N processes (e.g. one per core), each following the skillbook (default 1)",
     )
     parser.add_argument(
-        "--task-cache", type=int, default=DEFAULT_TASK_CACHE, metavar="N",
+        "--task-cache",
+        type=int,
+        default=DEFAULT_TASK_CACHE,
+        metavar="N",
         help=f"keep the vectors of the last N distinct tasks, so a repeated task is not embedded again "
         f"(per process; default {DEFAULT_TASK_CACHE:,}, at most 32 MiB; 0: none)",
     )
     parser.add_argument(
-        "--no-batching", action="store_true",
+        "--no-batching",
+        action="store_true",
         help="embed each request's task on its own (default: concurrent requests share embedding calls)",
     )
     add_reranker_options(parser)
@@ -92,10 +109,16 @@ def _serve(args: argparse.Namespace) -> int:
     options = _options(args, allowed_host_patterns(args.allowed_host, bound=args.host))
     base = f"http://{args.host}:{args.port}"
     workers = f", {args.workers} worker processes" if args.workers > 1 else ""
-    started = terminal_text(f"serving {shown(args.path)} on {base}, the UI at {base}/ui"
-                            f"{' (edits allowed)' if args.allow_edits else ''}{workers} (Ctrl+C to stop)")
-    run: dict[str, Any] = {"host": args.host, "port": args.port, "log_level": args.log_level,
-                           "log_config": access_log_config()}
+    started = terminal_text(
+        f"serving {shown(args.path)} on {base}, the UI at {base}/ui"
+        f"{' (edits allowed)' if args.allow_edits else ''}{workers} (Ctrl+C to stop)"
+    )
+    run: dict[str, Any] = {
+        "host": args.host,
+        "port": args.port,
+        "log_level": args.log_level,
+        "log_config": access_log_config(),
+    }
     if args.workers == 1:
         app = _loaded(args.path, lambda: build_app(options))
         print(started, file=sys.stderr)
@@ -118,8 +141,9 @@ def _options(args: argparse.Namespace, allowed_hosts: list[str]) -> ServeOptions
     from ace.server.ui import LOOPBACK_NAMES
 
     if args.runs is not None and not args.runs.is_dir():
-        raise CommandError(f"--runs {args.runs} is not a folder; give the folder "
-                           "holding the e2e run folders (e.g. results/e2e)")
+        raise CommandError(
+            f"--runs {args.runs} is not a folder; give the folder holding the e2e run folders (e.g. results/e2e)"
+        )
     if args.body_timeout is not None and not 0 < args.body_timeout <= 3600:
         raise CommandError(f"--body-timeout must be more than 0 and at most 3600 seconds, got {args.body_timeout:g}")
     if not 1 <= args.workers <= MAX_WORKERS:

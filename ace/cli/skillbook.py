@@ -35,10 +35,17 @@ def register(group: argparse.ArgumentParser) -> None:
     export.add_argument("-o", "--output", type=Path, required=True, help="Markdown file to write")
     _register_agent_skills(commands)
 
-    remove = _command(commands, "remove", "soft-remove a skill: inactive, never injected or matched, history kept "
-                      "(undo: activate)", _remove, skill_id=True)
+    remove = _command(
+        commands,
+        "remove",
+        "soft-remove a skill: inactive, never injected or matched, history kept (undo: activate)",
+        _remove,
+        skill_id=True,
+    )
     remove.add_argument("--reason", required=True, help="why, recorded in the skill's provenance")
-    activate = _command(commands, "activate", "re-activate an inactive skill (promote a draft)", _activate, skill_id=True)
+    activate = _command(
+        commands, "activate", "re-activate an inactive skill (promote a draft)", _activate, skill_id=True
+    )
     activate.add_argument("--reason", help="why, recorded in the skill's provenance")
     purge = _command(commands, "purge", "delete a skill for good (its id is never reused)", _purge, skill_id=True)
     purge.add_argument("--yes", action="store_true", help="confirm the deletion")
@@ -71,7 +78,9 @@ def _register_agent_skills(commands: Any) -> None:
     )
     export_skills.add_argument("path", type=skillbook_location, metavar="SKILLBOOK", help=_LOCATION_HELP)
     export_skills.add_argument(
-        "out_dir", type=Path, metavar="OUT_DIR",
+        "out_dir",
+        type=Path,
+        metavar="OUT_DIR",
         help="folder to create or update in place (only folders exported by ace are replaced or removed)",
     )
     export_skills.set_defaults(handler=_export_skills)
@@ -80,10 +89,16 @@ def _register_agent_skills(commands: Any) -> None:
         "import-skills", help="add a skill for every DIR/<name>/SKILL.md (exit 1 if any file failed)"
     )
     import_skills.add_argument("folder", type=Path, metavar="DIR", help="folder of skill folders, or one skill folder")
-    import_skills.add_argument("path", type=skillbook_location, metavar="SKILLBOOK",
-                               help="skillbook JSON file (created if missing) or postgresql:// URL")
     import_skills.add_argument(
-        "--section", choices=SECTIONS, default="context",
+        "path",
+        type=skillbook_location,
+        metavar="SKILLBOOK",
+        help="skillbook JSON file (created if missing) or postgresql:// URL",
+    )
+    import_skills.add_argument(
+        "--section",
+        choices=SECTIONS,
+        default="context",
         help="section of skills not exported by ace (default: context; ours keep theirs)",
     )
     import_skills.set_defaults(handler=_import_skills)
@@ -147,10 +162,12 @@ def _export_skills(args: argparse.Namespace) -> int:
     except OSError as exc:
         where = exc.filename or args.out_dir
         raise CommandError(f"{where}: cannot write ({exc.strerror or exc})") from None
-    print(terminal_text(
-        f"exported {len(report.written) + len(report.unchanged)} skills to {args.out_dir}: {len(report.written)} "
-        f"written, {len(report.unchanged)} unchanged, {len(report.removed)} removed"
-    ))
+    print(
+        terminal_text(
+            f"exported {len(report.written) + len(report.unchanged)} skills to {args.out_dir}: {len(report.written)} "
+            f"written, {len(report.unchanged)} unchanged, {len(report.removed)} removed"
+        )
+    )
     return 0
 
 
@@ -175,10 +192,12 @@ def _import_skills(args: argparse.Namespace) -> int:
         print(terminal_text(f"skipped {path}: already in the skillbook as {skill_id}", one_line=True))
     for _, message in report.failed:
         print(f"ace: error: {terminal_text(message, one_line=True)}", file=sys.stderr)
-    print(terminal_text(
-        f"imported {len(report.added)} skills into {shown(args.path)}: {len(report.skipped)} already present, "
-        f"{len(report.failed)} failed"
-    ))
+    print(
+        terminal_text(
+            f"imported {len(report.added)} skills into {shown(args.path)}: {len(report.skipped)} already present, "
+            f"{len(report.failed)} failed"
+        )
+    )
     return 1 if report.failed else 0
 
 
@@ -191,7 +210,9 @@ def _remove(args: argparse.Namespace) -> int:
         if not skill.active:
             raise CommandError(f"{shown(args.path)}: {args.skill_id} is already inactive")
         skillbook.remove_skill(args.skill_id, args.reason, insight_source=manual_source("cli", reason=args.reason))
-    print(terminal_text(f"removed {args.skill_id} from {shown(args.path)} (inactive; undo with ace skillbook activate)"))
+    print(
+        terminal_text(f"removed {args.skill_id} from {shown(args.path)} (inactive; undo with ace skillbook activate)")
+    )
     return 0
 
 

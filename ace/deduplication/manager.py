@@ -182,8 +182,12 @@ def _merge(skillbook: Skillbook, keeper_id: str, other_id: str, score: float) ->
     skillbook.update_skill(keeper_id, keywords=keywords, insight=insight, insight_source=source)
     operations = [
         UpdateOperation(
-            type="UPDATE", section=keeper.section, skill_id=keeper_id, keywords=tuple(keywords),
-            insight=insight, insight_source=source,
+            type="UPDATE",
+            section=keeper.section,
+            skill_id=keeper_id,
+            keywords=tuple(keywords),
+            insight=insight,
+            insight_source=source,
         )
     ]
     for occurrence in other.occurrences:
@@ -193,7 +197,9 @@ def _merge(skillbook: Skillbook, keeper_id: str, other_id: str, score: float) ->
             assert current is not None
             merged = occurrence.replace(relation=current.relation_of(occurrence.trace_uid))
         skillbook.update_skill(keeper_id, insight_source=merged)
-        operations.append(UpdateOperation(type="UPDATE", section=keeper.section, skill_id=keeper_id, insight_source=merged))
+        operations.append(
+            UpdateOperation(type="UPDATE", section=keeper.section, skill_id=keeper_id, insight_source=merged)
+        )
     reason = f"duplicate of {keeper_id} (similarity {score:.3f})"
     skillbook.remove_skill(other_id, reason, insight_source=source)
     operations.append(

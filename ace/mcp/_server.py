@@ -92,26 +92,39 @@ def create_server(
     it configures logging only when the application has not).
     """
     if traces is None and not isinstance(open_store(skillbook_path), FileStore):
-        raise UsageError("a skillbook in PostgreSQL has no folder beside it: give `traces`, the folder "
-                         "record_trace writes to")
+        raise UsageError(
+            "a skillbook in PostgreSQL has no folder beside it: give `traces`, the folder record_trace writes to"
+        )
     followed = follow(
         skillbook_path,
         lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
     )
     queue = Path(traces) if traces is not None else trace_queue_path(skillbook_path)
     tools = _Tools(followed, embedder, queue, trace_quota if trace_quota is not None else TraceQuota())
-    server = _SkillbookServer("ace-skillbook", instructions=_INSTRUCTIONS, log_level=log_level.upper(),  # type: ignore[arg-type]
-                              lifespan=closing_lifespan(followed))
+    server = _SkillbookServer(
+        "ace-skillbook",
+        instructions=_INSTRUCTIONS,
+        log_level=log_level.upper(),  # type: ignore[arg-type]
+        lifespan=closing_lifespan(followed),
+    )
     # FastMCP takes no version; without one, serverInfo would report the SDK's own version.
     server._mcp_server.version = __version__
     server.add_tool(tools.match_skills, structured_output=False)
     server.add_tool(tools.search_skills, structured_output=False)
     server.add_tool(tools.read_skill, structured_output=False)
     server.add_tool(tools.record_trace, structured_output=False)
-    server.resource(CATALOG_URI, name="catalog", mime_type="application/json",
-                    description="Every active skill: id, section, keywords, issue.")(tools.catalog)
-    server.resource(SKILL_URI, name="skill", mime_type="application/json",
-                    description="One active skill with insight, counters and occurrences.")(tools.skill_resource)
+    server.resource(
+        CATALOG_URI,
+        name="catalog",
+        mime_type="application/json",
+        description="Every active skill: id, section, keywords, issue.",
+    )(tools.catalog)
+    server.resource(
+        SKILL_URI,
+        name="skill",
+        mime_type="application/json",
+        description="One active skill with insight, counters and occurrences.",
+    )(tools.skill_resource)
     return server
 
 
@@ -163,17 +176,21 @@ class _Tools:
             raise ToolError(f"search is unavailable: {error}") from error
         except (SkillbookError, ValueError) as error:
             raise ToolError(f"invalid search: {error}") from None
-        return _json([
-            {"id": s.id, "section": s.section, "keywords": list(s.keywords), "issue": s.issue, "insight": s.insight}
-            for s in found
-        ])
+        return _json(
+            [
+                {"id": s.id, "section": s.section, "keywords": list(s.keywords), "issue": s.issue, "insight": s.insight}
+                for s in found
+            ]
+        )
 
     def read_skill(self, id: Annotated[str, Field(description="A skill id, e.g. context-00001.")]) -> str:
         """One active skill as JSON, as GET /memory/skills/{id} gives it: insight, counters, occurrences."""
         skill = _active_skill(self.current().skillbook, id)
         if skill is None:
-            raise ToolError(f"no active skill with id {quote(id)}; match_skills, search_skills or the "
-                            f"{CATALOG_URI} resource list the ids")
+            raise ToolError(
+                f"no active skill with id {quote(id)}; match_skills, search_skills or the "
+                f"{CATALOG_URI} resource list the ids"
+            )
         return _json(skill.to_dict())
 
     def record_trace(
@@ -181,7 +198,7 @@ class _Tools:
         task: Annotated[str, Field(description="The task the agent worked on.")],
         transcript: Annotated[
             str | list[dict[str, Any]],
-            Field(description="What happened: text, or chat messages (objects with a \"role\")."),
+            Field(description='What happened: text, or chat messages (objects with a "role").'),
         ],
         outcome: Annotated[str, Field(description="How it ended, e.g. 'tests pass' or 'failed: wrong total'.")],
     ) -> str:
@@ -204,7 +221,7 @@ class _Tools:
 
 def _task_text(text: str, name: str) -> str:
     if not text.strip():
-        raise ToolError(f"{name} is blank; send the text to match, e.g. \"fix the failing CI build\"")
+        raise ToolError(f'{name} is blank; send the text to match, e.g. "fix the failing CI build"')
     if len(text) > MAX_TASK_CHARS:
         raise ToolError(f"{name} is {len(text):,} characters, over the {MAX_TASK_CHARS:,}-character limit")
     try:

@@ -78,8 +78,10 @@ class TraceQuota:
 
     def __post_init__(self) -> None:
         if self.max_traces < 1 or self.max_bytes < 1:
-            raise UsageError(f"a trace quota must allow at least 1 trace and 1 byte, got {self.max_traces} "
-                             f"traces and {self.max_bytes} bytes")
+            raise UsageError(
+                f"a trace quota must allow at least 1 trace and 1 byte, got {self.max_traces} "
+                f"traces and {self.max_bytes} bytes"
+            )
 
 
 def trace_queue_path(skillbook_path: str | os.PathLike[str]) -> Path:
@@ -160,7 +162,7 @@ def _trace(task: str, transcript: str | Sequence[Mapping[str, Any]], outcome: st
         trace["messages"] = [_message(number, message) for number, message in enumerate(transcript)]
     else:
         raise TraceRecordError(
-            f"transcript must be text or a non-empty list of message objects with a \"role\", got {quote(transcript)}"
+            f'transcript must be text or a non-empty list of message objects with a "role", got {quote(transcript)}'
         )
     trace["feedback"] = outcome
     return trace
@@ -179,7 +181,7 @@ def _message(number: int, message: object) -> dict[str, Any]:
     if not isinstance(message, Mapping):
         raise TraceRecordError(f"transcript message {number} is not an object: {quote(message)}")
     if not isinstance(message.get("role"), str):
-        raise TraceRecordError(f"transcript message {number} has no string \"role\": {quote(message.get('role'))}")
+        raise TraceRecordError(f'transcript message {number} has no string "role": {quote(message.get("role"))}')
     try:
         check_text(json.dumps(message, ensure_ascii=False, allow_nan=False), f"transcript message {number}")
     except (TypeError, ValueError) as exc:  # UntrustedInputError is a ValueError; NaN too

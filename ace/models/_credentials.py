@@ -55,8 +55,10 @@ def credential_message(model: str, missing: list[str], role: str | None = None) 
     """One line naming what to set for `model` (the model of `role`, when given)."""
     verb = "is" if len(missing) == 1 else "are"
     used_by = f" (the {role} model)" if role else ""
-    return (f"{' and '.join(missing)} {verb} not set for {model}{used_by}; export it, or pass api_key / "
-            "api_base (--api-key / --api-base on the command line)")
+    return (
+        f"{' and '.join(missing)} {verb} not set for {model}{used_by}; export it, or pass api_key / "
+        "api_base (--api-key / --api-base on the command line)"
+    )
 
 
 def check_credentials(models: Mapping[str, str]) -> None:

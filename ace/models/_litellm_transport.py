@@ -57,8 +57,11 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
         if request.method != "POST" or not request.url.path.endswith(_CHAT_COMPLETIONS_PATH):
-            return _error(404, f"only POST {_CHAT_COMPLETIONS_PATH} is served through litellm, "
-                               f"got {request.method} {request.url.path}")
+            return _error(
+                404,
+                f"only POST {_CHAT_COMPLETIONS_PATH} is served through litellm, "
+                f"got {request.method} {request.url.path}",
+            )
         body: dict[str, Any] = json.loads(await request.aread())
         if body.get("stream"):
             return _error(400, "streaming is not supported by the litellm model; use non-streamed runs (Agent.run)")
@@ -90,14 +93,15 @@ class LiteLLMTransport(httpx2.AsyncBaseTransport):
         payload["model"] = payload.get("model") or body.get("model")
         return httpx2.Response(200, json=payload)
 
-
     def _configuration_problem(self, model: str, exc: Exception) -> str:
         """One line naming what to set: the missing variable, or the refused credential."""
         missing = missing_credentials(model) if self._api_key is None and self._api_base is None else []
         if missing:
             return credential_message(model, missing)
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        return f"{model}: the provider refused the credentials ({first_line[:300]}); check the key (api_key) and api_base"
+        return (
+            f"{model}: the provider refused the credentials ({first_line[:300]}); check the key (api_key) and api_base"
+        )
 
 
 def _mark_static_prefix(body: dict[str, Any], cache_control: dict[str, str]) -> None:

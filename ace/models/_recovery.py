@@ -43,7 +43,11 @@ from ace.models._valid_unicode import valid_unicode_messages
 __all__ = ["RecoveringModel", "RecoveryEvent", "recovering"]
 
 RecoveryEvent = Literal[
-    "truncated_tool_call", "prose_recovered_from_text", "prose_corrective_turn", "unrecovered", "duplicate_calls_dropped"
+    "truncated_tool_call",
+    "prose_recovered_from_text",
+    "prose_corrective_turn",
+    "unrecovered",
+    "duplicate_calls_dropped",
 ]
 """A key of `RecoveringModel.recoveries`."""
 
@@ -92,23 +96,30 @@ class RecoveringModel(WrapperModel):
         calls removed from one response. Updated with no await between read and write,
         so exact for any number of concurrent requests on one event loop; not for loops in several threads."""
 
-    async def request(self, messages: list[ModelMessage], model_settings: ModelSettings | None,
-                      model_request_parameters: ModelRequestParameters) -> ModelResponse:
+    async def request(
+        self,
+        messages: list[ModelMessage],
+        model_settings: ModelSettings | None,
+        model_request_parameters: ModelRequestParameters,
+    ) -> ModelResponse:
         started = datetime.now(UTC), time.monotonic()
         response = await self.wrapped.request(messages, model_settings, model_request_parameters)
         (response,) = valid_unicode_messages([response])
         if response.state != "complete":  # pydantic-ai continues a suspended response; it is not ours to judge
             return response
         if (cut := _truncated_call(response)) is not None:
-            response = await self._resend_cut(messages, model_settings, model_request_parameters, response, cut,
-                                              started)
+            response = await self._resend_cut(
+                messages, model_settings, model_request_parameters, response, cut, started
+            )
         elif _is_prose(response) and (tools := self._required_tools(model_settings, model_request_parameters)):
-            response = await self._recover_prose(messages, model_settings, model_request_parameters, response, tools,
-                                                 started)
+            response = await self._recover_prose(
+                messages, model_settings, model_request_parameters, response, tools, started
+            )
         return self._only_distinct_calls(response, model_settings, model_request_parameters)
 
-    def _only_distinct_calls(self, response: ModelResponse, settings: ModelSettings | None,
-                             params: ModelRequestParameters) -> ModelResponse:
+    def _only_distinct_calls(
+        self, response: ModelResponse, settings: ModelSettings | None, params: ModelRequestParameters
+    ) -> ModelResponse:
         """When only tool calls count, drop the text around them (nobody reads it, and a small model's
         preamble would fill its context window turn after turn) and repeats of an identical call (a small
         model emits the same call a dozen times in one response)."""
@@ -141,21 +152,40 @@ class RecoveringModel(WrapperModel):
             return None
         return _Tools(params.output_tools, params.function_tools)
 
-    async def _resend_cut(self, messages: list[ModelMessage], settings: ModelSettings | None,
-                          params: ModelRequestParameters, response: ModelResponse, cut: ToolCallPart,
-                          started: _Start) -> ModelResponse:
+    async def _resend_cut(
+        self,
+        messages: list[ModelMessage],
+        settings: ModelSettings | None,
+        params: ModelRequestParameters,
+        response: ModelResponse,
+        cut: ToolCallPart,
+        started: _Start,
+    ) -> ModelResponse:
         cap = (merge_model_settings(self.wrapped.settings, settings) or {}).get("max_tokens")
         limit = f"{cap} tokens" if cap else "the output token limit"
-        retry = (f"Your call to {cut.tool_name} was cut off at {limit}, so its arguments are incomplete. Send the "
-                 "call again, shorter: keep every argument brief and leave out anything the task does not need.")
+        retry = (
+            f"Your call to {cut.tool_name} was cut off at {limit}, so its arguments are incomplete. Send the "
+            "call again, shorter: keep every argument brief and leave out anything the task does not need."
+        )
         not_run = "Not run: your response was cut off. Send this call again if it is still needed."
         answers: list[ModelRequestPart] = [
-            ToolReturnPart(call.tool_name, retry if call is cut else not_run, call.tool_call_id, outcome="retried",
-                           retry=RetryInfo(cause="validation_error") if call is cut else None)
-            for call in response.parts if isinstance(call, ToolCallPart)
+            ToolReturnPart(
+                call.tool_name,
+                retry if call is cut else not_run,
+                call.tool_call_id,
+                outcome="retried",
+                retry=RetryInfo(cause="validation_error") if call is cut else None,
+            )
+            for call in response.parts
+            if isinstance(call, ToolCallPart)
         ]
-        with tracing.span("model.recovery", kind="truncated_tool_call", tool_name=cut.tool_name,
-                          recovered_from_text=False, corrective_turn=True) as span:
+        with tracing.span(
+            "model.recovery",
+            kind="truncated_tool_call",
+            tool_name=cut.tool_name,
+            recovered_from_text=False,
+            corrective_turn=True,
+        ) as span:
             self.recoveries["truncated_tool_call"] += 1
             followup = await self._follow_up(messages, settings, params, response, answers, started)
             recovered = _truncated_call(followup) is None
@@ -164,9 +194,15 @@ class RecoveringModel(WrapperModel):
             span.set_attribute("recovered", recovered)
         return followup
 
-    async def _recover_prose(self, messages: list[ModelMessage], settings: ModelSettings | None,
-                             params: ModelRequestParameters, response: ModelResponse, tools: _Tools,
-                             started: _Start) -> ModelResponse:
+    async def _recover_prose(
+        self,
+        messages: list[ModelMessage],
+        settings: ModelSettings | None,
+        params: ModelRequestParameters,
+        response: ModelResponse,
+        tools: _Tools,
+        started: _Start,
+    ) -> ModelResponse:
         with tracing.span("model.recovery", kind="prose_instead_of_tool_call") as span:
             fixed = _with_call_from_text(response, tools)
             corrective, result = fixed is None, fixed or response
@@ -182,27 +218,50 @@ class RecoveringModel(WrapperModel):
                 self.recoveries["prose_recovered_from_text"] += 1
             if not recovered:
                 self.recoveries["unrecovered"] += 1
-            span.set_attributes({"recovered_from_text": fixed is not None, "corrective_turn": corrective,
-                                 "recovered": recovered, "tool_name": calls[0] if calls else ""})
+            span.set_attributes(
+                {
+                    "recovered_from_text": fixed is not None,
+                    "corrective_turn": corrective,
+                    "recovered": recovered,
+                    "tool_name": calls[0] if calls else "",
+                }
+            )
         return result
 
-    async def _follow_up(self, messages: list[ModelMessage], settings: ModelSettings | None,
-                         params: ModelRequestParameters, response: ModelResponse, parts: list[ModelRequestPart],
-                         started: _Start) -> ModelResponse:
+    async def _follow_up(
+        self,
+        messages: list[ModelMessage],
+        settings: ModelSettings | None,
+        params: ModelRequestParameters,
+        response: ModelResponse,
+        parts: list[ModelRequestPart],
+        started: _Start,
+    ) -> ModelResponse:
         """The wrapped model's answer to `messages` + `response` + a request of `parts`, carrying `response` as a
         rejected attempt so that an agent run counts its tokens."""
-        instructions = next((message.instructions for message in reversed(messages)
-                             if isinstance(message, ModelRequest) and message.instructions is not None), None)
+        instructions = next(
+            (
+                message.instructions
+                for message in reversed(messages)
+                if isinstance(message, ModelRequest) and message.instructions is not None
+            ),
+            None,
+        )
         request = ModelRequest(parts, instructions=instructions, timestamp=datetime.now(UTC))
         # `messages` arrive prepared, and preparing is not idempotent (notes would repeat): only the new tail.
         tail = self.wrapped.prepare_messages([response, request], params)
-        rejected = ModelRequestAttempt(model_name=response.model_name or self.model_name,
-                                       provider_name=response.provider_name or self.system, outcome="rejected",
-                                       timestamp=started[0], duration=timedelta(seconds=time.monotonic() - started[1]),
-                                       usage=response.usage)
+        rejected = ModelRequestAttempt(
+            model_name=response.model_name or self.model_name,
+            provider_name=response.provider_name or self.system,
+            outcome="rejected",
+            timestamp=started[0],
+            duration=timedelta(seconds=time.monotonic() - started[1]),
+            usage=response.usage,
+        )
         followup = await self.wrapped.request([*messages, *tail], settings, params)
-        return replace(followup, failed_attempts=[*(response.failed_attempts or ()), rejected,
-                                                  *(followup.failed_attempts or ())])
+        return replace(
+            followup, failed_attempts=[*(response.failed_attempts or ()), rejected, *(followup.failed_attempts or ())]
+        )
 
 
 class _Tools:
@@ -216,8 +275,10 @@ class _Tools:
         """The corrective message for prose: which tools there are, which finish the task, reply with a call."""
         finishing = " or ".join(tool.name for tool in self.output)
         finish = f" Call {finishing} to finish the task with your answer." if finishing else ""
-        return (f"You answered in prose, but this step needs a tool call. The tools are: {', '.join(self.names)}."
-                f"{finish} Reply with only the tool call, no other text.")
+        return (
+            f"You answered in prose, but this step needs a tool call. The tools are: {', '.join(self.names)}."
+            f"{finish} Reply with only the tool call, no other text."
+        )
 
     def call_in(self, obj: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
         """`(tool name, arguments)` that `obj` stands for, or None when it fits no tool, or several."""

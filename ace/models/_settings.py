@@ -44,7 +44,9 @@ class RequestSettings:
     reproducibly, others ignore it); None: no seed."""
 
     def __post_init__(self) -> None:
-        if self.max_output_tokens is not None and (isinstance(self.max_output_tokens, bool) or self.max_output_tokens < 1):
+        if self.max_output_tokens is not None and (
+            isinstance(self.max_output_tokens, bool) or self.max_output_tokens < 1
+        ):
             raise UsageError(f"max_output_tokens must be None or >= 1, got {self.max_output_tokens!r}")
         if self.temperature is not None and not (0.0 <= self.temperature <= 2.0 and math.isfinite(self.temperature)):
             raise UsageError(f"temperature must be None or within [0, 2], got {self.temperature!r}")

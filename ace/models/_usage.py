@@ -156,7 +156,9 @@ class _MeteredModel(WrapperModel):
         run_context: RunContext[Any] | None = None,
     ) -> AsyncIterator[StreamedResponse]:
         try:
-            async with self.wrapped.request_stream(messages, model_settings, model_request_parameters, run_context) as stream:
+            async with self.wrapped.request_stream(
+                messages, model_settings, model_request_parameters, run_context
+            ) as stream:
                 yield stream
         except BaseException:  # includes an error raised by the code consuming the stream
             self.meter.record_failure()

@@ -59,7 +59,9 @@ def _valid(value: Any) -> Any:
         return items if any(new is not old for new, old in zip(items, value, strict=True)) else value
     if isinstance(value, dict):
         pairs = [(_valid(key), _valid(item)) for key, item in value.items()]
-        changed = any(new_key is not key or new is not old
-                      for (new_key, new), (key, old) in zip(pairs, value.items(), strict=True))
+        changed = any(
+            new_key is not key or new is not old
+            for (new_key, new), (key, old) in zip(pairs, value.items(), strict=True)
+        )
         return dict(pairs) if changed else value
     return value

@@ -81,9 +81,7 @@ class Branch:
 
         Raises `BranchError` if any child failed, `BranchConflictError` on a merge conflict.
         """
-        outcomes = await asyncio.gather(
-            *(execute_step(spec, ctx) for spec in self._children), return_exceptions=True
-        )
+        outcomes = await asyncio.gather(*(execute_step(spec, ctx) for spec in self._children), return_exceptions=True)
         failures: list[tuple[str, Exception]] = []
         named: list[tuple[str, StepContext]] = []
         for spec, outcome in zip(self._children, outcomes):

@@ -65,8 +65,7 @@ def refuse_running_loop(method: str, alternative: str) -> None:
     except RuntimeError:
         return
     raise PipelineError(
-        f"{method}() was called from a running event loop, which it would block; "
-        f"use `await {alternative}(...)` instead"
+        f"{method}() was called from a running event loop, which it would block; use `await {alternative}(...)` instead"
     )
 
 

@@ -94,9 +94,7 @@ class Pipeline:
         returns. Raises `PipelineError` if called from a running event loop: await `run_async`.
         """
         return run_blocking(
-            self.run_async(
-                contexts, workers=workers, cancel=cancel, before_step=before_step, after_step=after_step
-            ),
+            self.run_async(contexts, workers=workers, cancel=cancel, before_step=before_step, after_step=after_step),
             method="Pipeline.run",
             alternative="pipeline.run_async",
         )

@@ -96,9 +96,7 @@ def refresh_snapshot(previous: MatchSnapshot, source: MatchableSkillbook, embedd
     else:
         kept = [entry for entry in previous.entries if entry.skill.id not in changed]
         updated = [skill for skill in map(source.get_skill, changed) if skill is not None and skill.active]
-    entries = tuple(
-        sorted([*kept, *map(_entry_for, updated)], key=lambda entry: skill_id_order(entry.skill.id))
-    )
+    entries = tuple(sorted([*kept, *map(_entry_for, updated)], key=lambda entry: skill_id_order(entry.skill.id)))
     owner = _owner(source)
     vectors = _vectors_for(entries, previous, embedder, owner)
     if owner is not None:

@@ -57,9 +57,7 @@ class IndexSnapshot:
         return cls.build(-1, [], [], np.zeros((0, 0), dtype=np.float32))
 
     @classmethod
-    def build(
-        cls, version: int, ids: Sequence[str], rows: Sequence[IndexRow], matrix: np.ndarray
-    ) -> IndexSnapshot:
+    def build(cls, version: int, ids: Sequence[str], rows: Sequence[IndexRow], matrix: np.ndarray) -> IndexSnapshot:
         """Assemble a snapshot; `ids` must be in `skill_id_order` and aligned with `rows` and `matrix`."""
         postings: dict[str, list[int]] = {}
         for row_number, row in enumerate(rows):

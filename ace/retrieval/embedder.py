@@ -60,9 +60,7 @@ def normalise_rows(vectors: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     bad_rows = np.flatnonzero(~np.isfinite(norms[:, 0]) | (norms[:, 0] == 0.0))
     if bad_rows.size:
-        raise EmbeddingError(
-            f"vector rows {bad_rows[:10].tolist()} are zero or non-finite and cannot be normalised"
-        )
+        raise EmbeddingError(f"vector rows {bad_rows[:10].tolist()} are zero or non-finite and cannot be normalised")
     return matrix / norms
 
 

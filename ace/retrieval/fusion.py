@@ -14,9 +14,7 @@ RRF_K = 60
 """The RRF damping constant; 60 is the value from the original paper and the seed."""
 
 
-def reciprocal_rank_fusion(
-    rankings: Sequence[Sequence[int] | np.ndarray], size: int, *, k: int = RRF_K
-) -> np.ndarray:
+def reciprocal_rank_fusion(rankings: Sequence[Sequence[int] | np.ndarray], size: int, *, k: int = RRF_K) -> np.ndarray:
     """Fuse rankings of items `0..size-1` into one score per item.
 
     Each ranking lists item positions best first; the item at 1-based rank r gets `1 / (k + r)` from

@@ -49,9 +49,7 @@ class SkillIndex:
     weak reference to the skillbook.
     """
 
-    def __init__(
-        self, skillbook: Skillbook | SkillbookView, embedder: Embedder, *, batch_size: int = 256
-    ) -> None:
+    def __init__(self, skillbook: Skillbook | SkillbookView, embedder: Embedder, *, batch_size: int = 256) -> None:
         """Bind the index to `skillbook` (a Skillbook or its read-only view) and `embedder`. Nothing
         is built until the first `search` or `refresh`. Raises ValueError for a `batch_size` below 1."""
         if batch_size < 1:
@@ -122,8 +120,9 @@ class SkillIndex:
             ids = [snapshot.ids[candidates[i]] for i in _best_positions(fused, top_k)]
             found = (skillbook.get_skill(skill_id) for skill_id in ids)
             skills = [skill for skill in found if skill is not None and skill.active]
-            span.set_attributes({tracing.SKILL_IDS: [skill.id for skill in skills],
-                                 tracing.MEMORY_RECORD_COUNT: len(skills)})
+            span.set_attributes(
+                {tracing.SKILL_IDS: [skill.id for skill in skills], tracing.MEMORY_RECORD_COUNT: len(skills)}
+            )
         return skills
 
     def _current(self) -> tuple[IndexSnapshot, Skillbook]:
@@ -161,9 +160,7 @@ class SkillIndex:
         removed = gone & known.keys()
         if not edited and not removed:
             return snapshot.at_version(version)
-        with tracing.span(
-            "retrieval.index.update", added_or_edited=len(edited), removed=len(removed), version=version
-        ):
+        with tracing.span("retrieval.index.update", added_or_edited=len(edited), removed=len(removed), version=version):
             vectors = self._vectors_for(skillbook, version, edited, snapshot, removed)
             changed = {
                 name: (

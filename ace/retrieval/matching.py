@@ -123,7 +123,11 @@ class SkillMatcher:
         """
         floor = DEFAULT_FLOOR if floor is None else floor
         # numbers.Real admits numpy scalars; float(...) gives the checker (and the matcher) a float.
-        if isinstance(floor, bool) or not isinstance(floor, (int, float, numbers.Real)) or not 0.0 <= float(floor) <= 1.0:
+        if (
+            isinstance(floor, bool)
+            or not isinstance(floor, (int, float, numbers.Real))
+            or not 0.0 <= float(floor) <= 1.0
+        ):
             raise UsageError(f"floor must be a number within [0, 1], got {floor!r}")
         if isinstance(shortlist_size, bool) or not isinstance(shortlist_size, int) or shortlist_size < 1:
             raise UsageError(f"shortlist_size must be an integer >= 1, got {shortlist_size!r}")
@@ -203,8 +207,9 @@ class SkillMatcher:
             applying = [scored for scored in ranked if scored.score >= self.floor]
             matches = tuple(applying[:limit])
             span.set_attribute("shortlist_size", len(candidates))
-            span.set_attributes({tracing.SKILL_IDS: [match.skill_id for match in matches],
-                                 tracing.MEMORY_RECORD_COUNT: len(matches)})
+            span.set_attributes(
+                {tracing.SKILL_IDS: [match.skill_id for match in matches], tracing.MEMORY_RECORD_COUNT: len(matches)}
+            )
         return MatchExplanation(
             matches=matches,
             near_misses=tuple(scored for scored in ranked if scored.score < self.floor),
@@ -277,7 +282,11 @@ def _checked_scores(reranker: Reranker, scores: Sequence[float], expected: int) 
     checked: list[float] = []
     for score in scores:
         # numbers.Real admits numpy scalars (a model's float32 output); a bool is no score.
-        if isinstance(score, bool) or not isinstance(score, (int, float, numbers.Real)) or not 0.0 <= float(score) <= 1.0:
+        if (
+            isinstance(score, bool)
+            or not isinstance(score, (int, float, numbers.Real))
+            or not 0.0 <= float(score) <= 1.0
+        ):
             raise RerankError(f"reranker {reranker.name!r} returned score {score!r}, expected a float in [0, 1]")
         checked.append(round(float(score), _SCORE_DECIMALS))
     return checked

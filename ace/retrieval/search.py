@@ -57,6 +57,4 @@ def retrieve_top_k(
     Raises `EmbeddingError` when the query (or a skill) cannot be embedded — there is no silent
     lexical fallback; ValueError/TypeError for invalid arguments; `SkillbookError` for bad keywords.
     """
-    return skill_index(skillbook, embedder).search(
-        query, top_k=top_k, section=section, keywords=keywords, mode=mode
-    )
+    return skill_index(skillbook, embedder).search(query, top_k=top_k, section=section, keywords=keywords, mode=mode)

@@ -18,16 +18,19 @@ class Analysis(BaseModel):
     """The fields the model fills in; becomes a ReflectorOutput."""
 
     reasoning: str = Field(description="Your analysis of the trace, quoting the turns that matter (at most 150 words).")
-    error_identification: str = Field(description=(
+    error_identification: str = Field(
+        description=(
             "What went wrong, precisely (one or two sentences); when the feedback says the answer was wrong, "
             "how it differs from the expected one."
-        ))
+        )
+    )
     root_cause_analysis: str = Field(description="Why it went wrong (one or two sentences).")
     correct_approach: str = Field(description="What the agent should have done instead (one or two sentences).")
-    key_insight: str = Field(description=(
-            "The single reusable lesson (one sentence): the rule for tasks of this kind, "
-            "with this task as its example."
-        ))
+    key_insight: str = Field(
+        description=(
+            "The single reusable lesson (one sentence): the rule for tasks of this kind, with this task as its example."
+        )
+    )
 
     def to_output(self) -> ReflectorOutput:
         """The reflection, as valid Unicode (lone surrogates replaced): it goes on into prompts and skills."""

@@ -38,7 +38,6 @@ from ace.skillbook import (
 __all__ = ["SANDBOX_EVAL_TOOL", "SANDBOX_VARIABLES", "SM_TOOLS", "SMDeps"]
 
 
-
 @dataclass
 class SMDeps:
     """What the SkillManager's tools see during one session."""
@@ -110,7 +109,13 @@ async def add_skill(
         )
     source = _source_for(ctx.deps, "ADD", insight or issue)
     skill = _apply(
-        ctx.deps, "add_skill", type="ADD", section=section, issue=issue, insight=insight, keywords=keywords,
+        ctx.deps,
+        "add_skill",
+        type="ADD",
+        section=section,
+        issue=issue,
+        insight=insight,
+        keywords=keywords,
         insight_source=source,
     )
     return {"ok": True, "skill_id": skill.id}
@@ -129,8 +134,15 @@ async def update_skill(
     current = ctx.deps.skillbook.get_skill(skill_id)
     source = _source_for(ctx.deps, "UPDATE", insight or issue, skill_id)
     _apply(
-        ctx.deps, "update_skill", type="UPDATE", section=current.section if current is not None else None,
-        skill_id=skill_id, issue=issue, insight=insight, keywords=keywords, insight_source=source,
+        ctx.deps,
+        "update_skill",
+        type="UPDATE",
+        section=current.section if current is not None else None,
+        skill_id=skill_id,
+        issue=issue,
+        insight=insight,
+        keywords=keywords,
+        insight_source=source,
     )
     return {"ok": True}
 
@@ -169,8 +181,13 @@ async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: TagDelta) -> 
         )
     source = _source_for(ctx.deps, "TAG", f"tagged {TAG_OUTCOMES[delta]}", skill_id)
     _apply(
-        ctx.deps, "tag_skill", type="TAG", section=current.section if current is not None else None,
-        skill_id=skill_id, delta=delta, insight_source=source,
+        ctx.deps,
+        "tag_skill",
+        type="TAG",
+        section=current.section if current is not None else None,
+        skill_id=skill_id,
+        delta=delta,
+        insight_source=source,
     )
     return {"ok": True}
 
@@ -182,8 +199,13 @@ async def remove_skill(ctx: RunContext[SMDeps], skill_id: str, reason: str) -> d
     current = ctx.deps.skillbook.get_skill(skill_id)
     source = _source_for(ctx.deps, "REMOVE", reason, skill_id)
     _apply(
-        ctx.deps, "remove_skill", type="REMOVE", section=current.section if current is not None else None,
-        skill_id=skill_id, reason=reason, insight_source=source,
+        ctx.deps,
+        "remove_skill",
+        type="REMOVE",
+        section=current.section if current is not None else None,
+        skill_id=skill_id,
+        reason=reason,
+        insight_source=source,
     )
     return {"ok": True}
 

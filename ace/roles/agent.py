@@ -25,10 +25,12 @@ __all__ = ["Agent"]
 
 
 class _Answer(BaseModel):
-    reasoning: str = Field(description=(
+    reasoning: str = Field(
+        description=(
             "One or two short sentences: how you reached the answer, naming the skill from <skills> you applied, "
             "if any."
-        ))
+        )
+    )
     answer: str = Field(description="The final answer alone, exactly as it should be returned.")
 
 

@@ -9,6 +9,7 @@ from ace.skillbook import SECTIONS, Skill, Skillbook, SkillbookView, render_prom
 
 __all__ = ["InjectedSkills"]
 
+
 @dataclass(frozen=True)
 class InjectedSkills:
     """Prompt text holding skills, and the ids of exactly the skills it renders."""

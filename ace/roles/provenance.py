@@ -35,7 +35,9 @@ TRACE_EXCERPT_CHARS = 200
 """An excerpt is cut to this many characters (with a trailing "...")."""
 
 _MIN_QUOTE_CHARS = 8
-_QUOTE = re.compile(rf'"([^"\n]{{{_MIN_QUOTE_CHARS},400}})"|“([^”\n]{{{_MIN_QUOTE_CHARS},400}})”|`([^`\n]{{{_MIN_QUOTE_CHARS},400}})`')
+_QUOTE = re.compile(
+    rf'"([^"\n]{{{_MIN_QUOTE_CHARS},400}})"|“([^”\n]{{{_MIN_QUOTE_CHARS},400}})”|`([^`\n]{{{_MIN_QUOTE_CHARS},400}})`'
+)
 _CITED_INDEX = re.compile(r"\[(\d{1,6})\]")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _REFLECTION_TEXT = ("reasoning", "error_identification", "root_cause_analysis", "correct_approach", "key_insight")

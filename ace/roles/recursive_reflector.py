@@ -92,9 +92,7 @@ class RecursiveReflector:
             model,
             instructions=instructions,
             deps_type=RRDeps,
-            output_type=ToolOutput(
-                _finalize_reflection, name="finalize", max_retries=_FINALIZE_MAX_RETRIES
-            ),
+            output_type=ToolOutput(_finalize_reflection, name="finalize", max_retries=_FINALIZE_MAX_RETRIES),
             tools=tools,
             config=config or AgenticConfig(),
             span_label="rr",
@@ -157,8 +155,10 @@ async def execute_code(ctx: RunContext[RRDeps], code: str) -> str:
     """
     deps = ctx.deps
     if code.strip() in deps.failed_code:
-        return (f"Not run: this exact code already failed in this session and would fail again. "
-                f"Write different code, or submit with finalize if you have seen enough. The data: {deps.data_hint}.")
+        return (
+            f"Not run: this exact code already failed in this session and would fail again. "
+            f"Write different code, or submit with finalize if you have seen enough. The data: {deps.data_hint}."
+        )
     # The sandbox blocks until the code ends or times out; keep the event loop free meanwhile.
     result = await asyncio.to_thread(deps.sandbox.execute, code)
     if result.error is not None or result.timed_out or result.memory_exceeded:
@@ -215,7 +215,6 @@ async def _finalize_reflection(
             "Not submitted: no code has run successfully yet, and a reflection must rest on the data. "
             "Do not call finalize now. Your next call is execute_code, for example "
             'execute_code(code="print(type(traces), list(traces)[:10])"); submit after it has run.'
-
         )
     return Analysis(
         reasoning=reasoning,
@@ -234,7 +233,10 @@ def _user_prompt(
     injected_skills: Sequence[Skill],
 ) -> str:
     inputs = render_task_inputs(
-        question=question, ground_truth=ground_truth, feedback=feedback, injected_skills=injected_skills,
+        question=question,
+        ground_truth=ground_truth,
+        feedback=feedback,
+        injected_skills=injected_skills,
         answer=final_answer(traces),
     )
     return (
@@ -248,8 +250,10 @@ def _user_prompt(
 
 def _data_hint(traces: Any) -> str:
     keys = f" (a dict with keys {sorted(traces)[:12]})" if isinstance(traces, dict) else ""
-    return (f"`traces`{keys}, and `question`, `ground_truth`, `feedback`, `injected_skill_ids`; nothing "
-            "else is defined until you define it")
+    return (
+        f"`traces`{keys}, and `question`, `ground_truth`, `feedback`, `injected_skill_ids`; nothing "
+        "else is defined until you define it"
+    )
 
 
 def _describe(traces: Any) -> str:

@@ -29,6 +29,7 @@ DEFAULT_HARMFUL_THRESHOLD = 3
 """The SkillManager's prompt tells it to remove a skill whose harmful_count reaches this when it
 encounters one (a rule the model follows, as the SkillManager design asks; no code removes skills by count)."""
 
+
 class SkillManagerIncompleteError(AceError, RuntimeError):
     """The SkillManager session stopped before `finalize` (budget exhausted, model misbehaving, a
     single tool-call pass that did not finalize).
@@ -135,9 +136,7 @@ class SkillManager:
             embedder=self._embedder,
         )
         if self._sandbox_factory is not None:
-            deps.sandbox = LazySandbox(
-                self._sandbox_factory, lambda: _sandbox_variables(usable, skillbook, deps)
-            )
+            deps.sandbox = LazySandbox(self._sandbox_factory, lambda: _sandbox_variables(usable, skillbook, deps))
         prompt = _user_prompt(usable, skillbook, source, deps.injected_skill_ids, question_context, progress, outcome)
         try:
             result = await self._agent.run(prompt, deps=deps)
@@ -200,9 +199,7 @@ async def _finalize(ctx: RunContext[SMDeps], reasoning: str) -> str:
     return reasoning
 
 
-def _sandbox_variables(
-    reflections: Sequence[ReflectorOutput], skillbook: Skillbook, deps: SMDeps
-) -> dict[str, Any]:
+def _sandbox_variables(reflections: Sequence[ReflectorOutput], skillbook: Skillbook, deps: SMDeps) -> dict[str, Any]:
     """The data `sandbox_eval` code sees, as plain JSON (see `SANDBOX_VARIABLES`)."""
     return {
         "reflections": [_reflection_fields(reflection) for reflection in reflections],
@@ -241,7 +238,7 @@ def _user_prompt(
         parts.append(f"<outcome>\n{outcome}\n</outcome>")
     parts.append(f"<injected_skills>\n{_render_injected(skillbook, injected_skill_ids)}\n</injected_skills>")
     for index, reflection in enumerate(reflections, start=1):
-        parts.append(f"<reflection index=\"{index}\">\n{_render_reflection(reflection)}\n</reflection>")
+        parts.append(f'<reflection index="{index}">\n{_render_reflection(reflection)}\n</reflection>')
     parts.append(_first_step(skillbook, injected_skill_ids))  # last, where a small model looks
     return "\n\n".join(parts)
 
@@ -251,8 +248,10 @@ def _first_step(skillbook: Skillbook, injected_skill_ids: tuple[str, ...]) -> st
     if injected_skill_ids:
         return "First, tag_skill each injected skill by the outcome; then follow the procedure."
     if not skillbook.skills():
-        return ("First step: the skillbook is empty, so if the reflection holds a lesson, keep it with add_skill "
-                "(issue: when it applies; insight: the rule with its example); then finalize.")
+        return (
+            "First step: the skillbook is empty, so if the reflection holds a lesson, keep it with add_skill "
+            "(issue: when it applies; insight: the rule with its example); then finalize."
+        )
     return "First step: search_skills for the reflection's key insight; then update or add, then finalize."
 
 

@@ -24,7 +24,14 @@ from ace.roles.injected_skills import InjectedSkills
 from ace.roles.injection import SKILL_INJECTIONS, SkillInjection
 from ace.skillbook import Skill, Skillbook, SkillbookView
 
-__all__ = ["READ_SKILL_DESCRIPTION", "READ_SKILL_TOOL", "SKILL_INJECTIONS", "SkillInjection", "SkillSource", "UnknownSkillError"]
+__all__ = [
+    "READ_SKILL_DESCRIPTION",
+    "READ_SKILL_TOOL",
+    "SKILL_INJECTIONS",
+    "SkillInjection",
+    "SkillSource",
+    "UnknownSkillError",
+]
 
 READ_SKILL_TOOL = "read_skill"
 """Name of the tool through which an agent in `tool` mode reads a skill."""

@@ -60,8 +60,12 @@ class Runner:
         call). Raises `PipelineError` when called from a running event loop."""
         return run_blocking(
             self.run_epochs_async(
-                inputs, epochs=epochs, workers=workers, make_context=make_context,
-                after_step=after_step, on_epoch_end=on_epoch_end,
+                inputs,
+                epochs=epochs,
+                workers=workers,
+                make_context=make_context,
+                after_step=after_step,
+                on_epoch_end=on_epoch_end,
             ),
             method=f"{type(self).__name__}.run",
             alternative=f"{type(self).__name__.lower()}.run_async",
@@ -94,7 +98,9 @@ class Runner:
         pipeline = pipeline or self.pipeline
         results: list[SampleResult] = []
         hooks = [after_step] if callable(after_step) else list(after_step)
-        with tqdm(total=len(inputs) * epochs, desc=pipeline.name, unit="sample", disable=not sys.stderr.isatty()) as bar:
+        with tqdm(
+            total=len(inputs) * epochs, desc=pipeline.name, unit="sample", disable=not sys.stderr.isatty()
+        ) as bar:
             progress = _Progress(bar, pipeline)
             for epoch in range(1, epochs + 1):
                 contexts = self._epoch_contexts(inputs, make_context, epoch=epoch, epochs=epochs)

@@ -62,8 +62,13 @@ class ACE(Runner):
         agent_step = AgentStep(agent, skillbook, injection=skill_injection, matcher=matcher, match_limit=match_limit)
         head: list[Any] = [agent_step, EvaluateStep(environment)]
         pipeline = cls.assemble(
-            "ACE", head, reflector=reflector, skill_manager=skill_manager, skillbook=skillbook,
-            extra_steps=extra_steps, options=options,
+            "ACE",
+            head,
+            reflector=reflector,
+            skill_manager=skill_manager,
+            skillbook=skillbook,
+            extra_steps=extra_steps,
+            options=options,
         )
         return cls(pipeline, skillbook, head=Pipeline(head, name="ACE.evaluate"))
 
@@ -83,8 +88,12 @@ class ACE(Runner):
         one sample per character), and `PipelineError` inside a running event loop (await
         `run_async` there)."""
         return self.run_epochs(
-            _samples(samples), epochs=epochs, workers=workers, make_context=_context_for,
-            after_step=after_step, on_epoch_end=on_epoch_end,
+            _samples(samples),
+            epochs=epochs,
+            workers=workers,
+            make_context=_context_for,
+            after_step=after_step,
+            on_epoch_end=on_epoch_end,
         )
 
     async def run_async(
@@ -98,8 +107,12 @@ class ACE(Runner):
     ) -> list[SampleResult]:
         """`run` for async callers, on their event loop."""
         return await self.run_epochs_async(
-            _samples(samples), epochs=epochs, workers=workers, make_context=_context_for,
-            after_step=after_step, on_epoch_end=on_epoch_end,
+            _samples(samples),
+            epochs=epochs,
+            workers=workers,
+            make_context=_context_for,
+            after_step=after_step,
+            on_epoch_end=on_epoch_end,
         )
 
     def evaluate(
@@ -119,8 +132,12 @@ class ACE(Runner):
     ) -> list[SampleResult]:
         """`evaluate` for async callers, on their event loop."""
         return await self.run_epochs_async(
-            _samples(samples), epochs=1, workers=workers, make_context=_context_for,
-            after_step=after_step, pipeline=self.head,
+            _samples(samples),
+            epochs=1,
+            workers=workers,
+            make_context=_context_for,
+            after_step=after_step,
+            pipeline=self.head,
         )
 
 

@@ -37,8 +37,13 @@ class TraceAnalyser(Runner):
         """Assemble the analyser; `options` are the learning tail's, as for `ACE.from_roles`."""
         skillbook = skillbook if skillbook is not None else Skillbook()
         pipeline = cls.assemble(
-            "TraceAnalyser", [LoadTracesStep()], reflector=reflector, skill_manager=skill_manager,
-            skillbook=skillbook, extra_steps=extra_steps, options=options,
+            "TraceAnalyser",
+            [LoadTracesStep()],
+            reflector=reflector,
+            skill_manager=skill_manager,
+            skillbook=skillbook,
+            extra_steps=extra_steps,
+            options=options,
         )
         return cls(pipeline, skillbook)
 
@@ -56,8 +61,12 @@ class TraceAnalyser(Runner):
         in `ACE.run`. Raises TypeError when `traces` is a single string or `Path` instead of a list
         of them, and `PipelineError` inside a running event loop (await `run_async` there)."""
         return self.run_epochs(
-            _inputs(traces), epochs=epochs, workers=workers, make_context=_context_for,
-            after_step=after_step, on_epoch_end=on_epoch_end,
+            _inputs(traces),
+            epochs=epochs,
+            workers=workers,
+            make_context=_context_for,
+            after_step=after_step,
+            on_epoch_end=on_epoch_end,
         )
 
     async def run_async(
@@ -71,15 +80,21 @@ class TraceAnalyser(Runner):
     ) -> list[SampleResult]:
         """`run` for async callers, on their event loop."""
         return await self.run_epochs_async(
-            _inputs(traces), epochs=epochs, workers=workers, make_context=_context_for,
-            after_step=after_step, on_epoch_end=on_epoch_end,
+            _inputs(traces),
+            epochs=epochs,
+            workers=workers,
+            make_context=_context_for,
+            after_step=after_step,
+            on_epoch_end=on_epoch_end,
         )
 
 
 def _inputs(traces: Iterable[Any]) -> list[Any]:
     if isinstance(traces, (str, Path)):
-        raise TypeError(f"traces must be a list of traces or paths, not one {type(traces).__name__}; "
-                        f"pass [{str(traces)[:40]!r}] (and a file as a Path)")
+        raise TypeError(
+            f"traces must be a list of traces or paths, not one {type(traces).__name__}; "
+            f"pass [{str(traces)[:40]!r}] (and a file as a Path)"
+        )
     inputs: list[Any] = []
     for trace in traces:
         inputs.extend(trace_locations([trace]) if isinstance(trace, Path) else [trace])

@@ -74,7 +74,11 @@ class BodyLimits:
     the module)."""
 
     def __init__(
-        self, app: ASGIApp, *, max_bytes: int = MAX_BODY_BYTES, timeout_s: float = BODY_TIMEOUT_S,
+        self,
+        app: ASGIApp,
+        *,
+        max_bytes: int = MAX_BODY_BYTES,
+        timeout_s: float = BODY_TIMEOUT_S,
         budget: BodyBudget | None = None,
     ) -> None:
         self.app = app
@@ -106,16 +110,22 @@ class BodyLimits:
                         refusal = (413, self._too_large(f"more than {self.max_bytes:,} bytes sent"))
                         break
                     if self.budget.held + size > self.budget.limit:
-                        refusal = (503, f"the server holds {self.budget.limit:,} bytes of request bodies already; "
-                                        "retry in a few seconds")
+                        refusal = (
+                            503,
+                            f"the server holds {self.budget.limit:,} bytes of request bodies already; "
+                            "retry in a few seconds",
+                        )
                         break
                     self.budget.held += size
                     held += size
                     if not message.get("more_body", False):
                         break
         except TimeoutError:
-            refusal = (408, f"the request body did not arrive within {self.timeout_s:g} s ({held:,} bytes "
-                            "received); send it in one go")
+            refusal = (
+                408,
+                f"the request body did not arrive within {self.timeout_s:g} s ({held:,} bytes "
+                "received); send it in one go",
+            )
         if refusal is not None:
             messages.clear()  # released before answering: the client may retry the moment it reads the answer
             self.budget.held -= held
@@ -131,8 +141,10 @@ class BodyLimits:
             self.budget.held -= held
 
     def _too_large(self, what: str) -> str:
-        return (f"request body too large ({what}); the limit is {self.max_bytes:,} bytes and a task "
-                f"at most {MAX_TASK_CHARS:,} characters")
+        return (
+            f"request body too large ({what}); the limit is {self.max_bytes:,} bytes and a task "
+            f"at most {MAX_TASK_CHARS:,} characters"
+        )
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, detail: str) -> None:

@@ -67,6 +67,7 @@ __all__ = [
     "create_app",
 ]
 
+
 class SkillSummary(BaseModel):
     """A catalog entry: when the skill applies."""
 
@@ -211,11 +212,17 @@ def _add_skill_routes(app: FastAPI, followed: FollowedSkillbook) -> None:
         responses={
             200: _OK,
             400: {"model": ErrorDetail, "description": "The body could not be read (e.g. it is not UTF-8)."},
-            408: {"model": ErrorDetail, "description": "The body did not arrive within the server's deadline "
-                  f"({BODY_TIMEOUT_S:g} s by default)."},
+            408: {
+                "model": ErrorDetail,
+                "description": "The body did not arrive within the server's deadline "
+                f"({BODY_TIMEOUT_S:g} s by default).",
+            },
             413: {"model": ErrorDetail, "description": f"The body is over {MAX_BODY_BYTES:,} bytes."},
-            503: {"model": ErrorDetail, "description": "The embedder or the reranker failed, or the server holds "
-                  "its limit of request bodies (retry after the Retry-After seconds); the reason."},
+            503: {
+                "model": ErrorDetail,
+                "description": "The embedder or the reranker failed, or the server holds "
+                "its limit of request bodies (retry after the Retry-After seconds); the reason.",
+            },
         },
         description=f"Same answer as `GET /memory/skills?task=&limit=`. The task is at most "
         f"{MAX_TASK_CHARS:,} characters (422 above); a body over {MAX_BODY_BYTES:,} bytes is refused with 413.",

@@ -17,7 +17,13 @@ if TYPE_CHECKING:
     from ace.serving._matches import MAX_TASK_CHARS, match_json
 
 __all__ = [
-    "MAX_TASK_CHARS", "FollowedSkillbook", "ServedSkillbook", "catalog_json", "closing_lifespan", "follow", "match_json",
+    "MAX_TASK_CHARS",
+    "FollowedSkillbook",
+    "ServedSkillbook",
+    "catalog_json",
+    "closing_lifespan",
+    "follow",
+    "match_json",
 ]
 
 _EXPORTS: dict[str, str] = {

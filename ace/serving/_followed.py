@@ -78,8 +78,7 @@ def closing_lifespan(followed: FollowedSkillbook) -> Callable[[object], Abstract
 def catalog_json(skillbook: Skillbook) -> bytes:
     """The full catalog of active skills, in skillbook order, as compact UTF-8 JSON."""
     catalog = [
-        {"id": s.id, "section": s.section, "keywords": list(s.keywords), "issue": s.issue}
-        for s in skillbook.skills()
+        {"id": s.id, "section": s.section, "keywords": list(s.keywords), "issue": s.issue} for s in skillbook.skills()
     ]
     return json.dumps(catalog, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -126,8 +125,10 @@ class _Followed:
 
     def _changed(self) -> None:
         skillbook = self._state.skillbook
-        with self._refresh_lock, tracing.span("skills_api.reload", path=self.display,
-                                              version=skillbook.version) as span:
+        with (
+            self._refresh_lock,
+            tracing.span("skills_api.reload", path=self.display, version=skillbook.version) as span,
+        ):
             try:
                 self.matcher.refresh()
                 self._index_error = None
@@ -137,4 +138,3 @@ class _Followed:
                 self._index_error = f"{type(error).__name__}: {short_line(str(error))}"
                 logger.warning("skillbook %s: new skills could not be indexed (%s)", self.display, self._index_error)
             self._state = ServedSkillbook(skillbook, catalog_json(skillbook))
-

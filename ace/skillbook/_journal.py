@@ -104,10 +104,12 @@ def _undone(current: Skill, entry: _Entry) -> Skill:
     assert before is not None
     if current is after:
         return before
-    changes: dict[str, Any] = {name: getattr(before, name) for name in _FIELDS if getattr(current, name) == getattr(after, name)}
+    changes: dict[str, Any] = {
+        name: getattr(before, name) for name in _FIELDS if getattr(current, name) == getattr(after, name)
+    }
     for name in COUNTERS:
         changes[name] = getattr(current, name) - (getattr(after, name) - getattr(before, name))
-    added = after.occurrences[len(before.occurrences):]
+    added = after.occurrences[len(before.occurrences) :]
     changes["occurrences"] = tuple(o for o in current.occurrences if not any(o is a for a in added))
     undone = current.replace(**changes)
     for kind, name in EMBEDDING_FIELDS.items():  # a vector stays only beside the text it was made from

@@ -14,7 +14,13 @@ from ace.skillbook._errors import SkillbookError
 from ace.untrusted import quote
 
 __all__ = [
-    "DEDUP_SOURCE_SYSTEM", "ManualOrigin", "OperationType", "InsightSource", "Relation", "TraceRef", "manual_source",
+    "DEDUP_SOURCE_SYSTEM",
+    "ManualOrigin",
+    "OperationType",
+    "InsightSource",
+    "Relation",
+    "TraceRef",
+    "manual_source",
 ]
 
 OperationType = Literal["ADD", "UPDATE", "TAG", "REMOVE"]
@@ -72,9 +78,7 @@ class TraceRef:
         for name in ("text_excerpt", "excerpt_location", "json_path"):
             object.__setattr__(self, name, optional_text(getattr(self, name), f"trace_refs.{name}"))
         object.__setattr__(self, "step_indices", _int_tuple(self.step_indices, "trace_refs.step_indices"))
-        object.__setattr__(
-            self, "message_indices", _int_tuple(self.message_indices, "trace_refs.message_indices")
-        )
+        object.__setattr__(self, "message_indices", _int_tuple(self.message_indices, "trace_refs.message_indices"))
         object.__setattr__(self, "span_ids", _text_tuple(self.span_ids, "trace_refs.span_ids"))
 
     def to_dict(self) -> dict[str, Any]:
@@ -158,9 +162,7 @@ class InsightSource:
             )
         if not isinstance(self.trace_refs, (list, tuple)):
             raise SkillbookError(f"trace_refs must be a list of objects, got {quote(self.trace_refs)}")
-        refs = tuple(
-            ref if isinstance(ref, TraceRef) else TraceRef.from_dict(ref) for ref in self.trace_refs
-        )
+        refs = tuple(ref if isinstance(ref, TraceRef) else TraceRef.from_dict(ref) for ref in self.trace_refs)
         object.__setattr__(self, "trace_refs", refs)
 
     def replace(self, **changes: Any) -> InsightSource:
@@ -180,8 +182,14 @@ class InsightSource:
             "trace_id": self.trace_id,
         }
         for name in (
-            "display_name", "relation", "sample_question", "epoch", "step",
-            "operation_type", "error_identification", "learning_text",
+            "display_name",
+            "relation",
+            "sample_question",
+            "epoch",
+            "step",
+            "operation_type",
+            "error_identification",
+            "learning_text",
         ):
             value = getattr(self, name)
             if value is not None:

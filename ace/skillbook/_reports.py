@@ -92,7 +92,9 @@ def render_markdown(skills: Sequence[Skill], *, title: str = "Skillbook") -> str
                 lines.append(f"- **Insight:** {skill.insight}")
             lines.append(f"- **Counters:** {skill.counters_text()}")
             traces = sorted({source.trace_uid for source in skill.occurrences})
-            lines.append(f"- **Sources:** {len(traces)} trace(s) in {len(skill.occurrences)} record(s)"
-                         f"{': ' + ', '.join(traces) if traces else ''}")
+            lines.append(
+                f"- **Sources:** {len(traces)} trace(s) in {len(skill.occurrences)} record(s)"
+                f"{': ' + ', '.join(traces) if traces else ''}"
+            )
             lines.append("")
     return "\n".join(lines)

@@ -303,7 +303,9 @@ class Skill:
         unknown = sorted(payload.keys() - _SKILL_FIELDS)
         if unknown:
             raise SkillbookError(f"unknown field(s) {quote(unknown)}; known fields: {sorted(_SKILL_FIELDS)}")
-        missing = [name for name in ("id", "section", "keywords", "issue", "created_at", "updated_at") if name not in payload]
+        missing = [
+            name for name in ("id", "section", "keywords", "issue", "created_at", "updated_at") if name not in payload
+        ]
         if missing:
             raise SkillbookError(f"missing field(s) {missing}")
         data = dict(payload)

@@ -54,8 +54,7 @@ NAME_PATTERN = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*", re.ASCII)
 FOOTER_MARKER = "<!-- ace:provenance -->"
 """The line that starts our provenance footer; import drops it and everything after it."""
 HARNESS_PLACEHOLDER = (
-    "This harness skill records a runtime issue and holds no instruction yet: the description is the "
-    "whole skill."
+    "This harness skill records a runtime issue and holds no instruction yet: the description is the whole skill."
 )
 """The body of an exported harness skill without insight; import reads it back as no insight."""
 
@@ -76,6 +75,7 @@ class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[mi
                     raise yaml.constructor.ConstructorError(None, None, f"duplicate key {key!r}", node.start_mark)
                 seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
 
 _FRONT_MATTER = re.compile(r"---[ \t]*\r?\n(.*?\r?\n)?---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
@@ -107,7 +107,9 @@ def name_for(skill: Skill) -> str:
     """`<skill id>-<up to 6 words of the issue>`, at most 64 characters: unique (ids are) and
     unchanged by anything but an edit of the issue."""
     name = skill.id
-    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKD", skill.issue).encode("ascii", "ignore").decode().lower())
+    words = re.findall(
+        r"[a-z0-9]+", unicodedata.normalize("NFKD", skill.issue).encode("ascii", "ignore").decode().lower()
+    )
     taken = 0
     for word in words:
         if taken == MAX_SLUG_WORDS or len(name) + 1 + len(word) > MAX_NAME_CHARS:
@@ -142,7 +144,9 @@ def render_skill_md(skill: Skill) -> str:
         metadata[_ISSUE_KEY] = skill.issue
     front = yaml.safe_dump(
         {"name": name_for(skill), "description": description, "metadata": metadata},
-        sort_keys=False, allow_unicode=True, width=1 << 20,
+        sort_keys=False,
+        allow_unicode=True,
+        width=1 << 20,
     )
     body = skill.insight if skill.insight is not None else HARNESS_PLACEHOLDER
     return f"---\n{front}---\n\n{body}\n\n{_footer(skill)}"
@@ -174,7 +178,9 @@ def parse_skill_md(text: str, folder_name: str, where: str) -> ParsedSkillMd:
     text = text.removeprefix("\ufeff")
     match = _FRONT_MATTER.match(text)
     if match is None:
-        raise SkillMdError(f"{where}: no front matter (the file must start with a '---' line and close it with another)")
+        raise SkillMdError(
+            f"{where}: no front matter (the file must start with a '---' line and close it with another)"
+        )
     raw = match.group(1) or ""
     if len(raw) > MAX_FRONT_MATTER_CHARS:
         raise SkillMdError(f"{where}: front matter longer than {MAX_FRONT_MATTER_CHARS} characters")
@@ -186,13 +192,17 @@ def parse_skill_md(text: str, folder_name: str, where: str) -> ParsedSkillMd:
         raise SkillMdError(f"{where}: front matter must be a YAML mapping, got {quote(front)}")
     check_front_matter(front, folder_name, where)
     metadata = front.get("metadata") or {}
-    body = text[match.end():]
+    body = text[match.end() :]
     above = body.rpartition(f"\n{FOOTER_MARKER}\n")[0] if f"\n{FOOTER_MARKER}\n" in body else body
     insight = above.strip() or None
     if _ID_KEY not in metadata:
         return ParsedSkillMd(
-            name=front["name"], issue=front["description"].strip(), keywords=tuple(front["name"].split("-")),
-            insight=insight, section=None, skill_id=None,
+            name=front["name"],
+            issue=front["description"].strip(),
+            keywords=tuple(front["name"].split("-")),
+            insight=insight,
+            section=None,
+            skill_id=None,
         )
     return _ours(front, metadata, insight, where)
 
@@ -214,7 +224,12 @@ def _ours(front: Mapping[str, Any], metadata: Mapping[str, str], insight: str | 
         insight = None
     checked_section = cast(Section, section)  # checked against VALID_SECTIONS above
     return ParsedSkillMd(
-        name=front["name"], issue=issue, keywords=keywords, insight=insight, section=checked_section, skill_id=skill_id,
+        name=front["name"],
+        issue=issue,
+        keywords=keywords,
+        insight=insight,
+        section=checked_section,
+        skill_id=skill_id,
     )
 
 
@@ -240,7 +255,9 @@ def check_front_matter(front: Mapping[str, Any], folder_name: str, where: str) -
     if compatibility is not None and (
         not isinstance(compatibility, str) or not 1 <= len(compatibility) <= MAX_COMPATIBILITY_CHARS
     ):
-        raise SkillMdError(f"{where}: compatibility must be 1-{MAX_COMPATIBILITY_CHARS} characters, got {quote(compatibility, 80)}")
+        raise SkillMdError(
+            f"{where}: compatibility must be 1-{MAX_COMPATIBILITY_CHARS} characters, got {quote(compatibility, 80)}"
+        )
     metadata = front.get("metadata")
     if metadata is not None and not (
         isinstance(metadata, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())

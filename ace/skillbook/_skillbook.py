@@ -115,8 +115,15 @@ class Skillbook(SkillbookBase):
 
         Raises `SkillNotFoundError` for an unknown id and `SkillbookError` for another delta.
         """
-        with tracing.memory_span("update_memory", "TAG", **_record(skill_id, insight_source),
-                                 **{"ace.tag": TAG_OUTCOMES.get(delta) if isinstance(delta, int) else None}), self._lock:
+        with (
+            tracing.memory_span(
+                "update_memory",
+                "TAG",
+                **_record(skill_id, insight_source),
+                **{"ace.tag": TAG_OUTCOMES.get(delta) if isinstance(delta, int) else None},
+            ),
+            self._lock,
+        ):
             if isinstance(delta, bool) or not isinstance(delta, int) or delta not in TAG_OUTCOMES:
                 raise SkillbookError(f"delta must be -1, 0 or 1, got {quote(delta)}")
             old = self._require(skill_id)
@@ -128,8 +135,14 @@ class Skillbook(SkillbookBase):
         """Bump `used_count` of each listed skill (once per listing). All-or-nothing: raises
         `SkillNotFoundError` before changing anything if an id is unknown."""
         counts = Counter(skill_ids)
-        with tracing.memory_span("update_memory", "MARK_USED", **{tracing.SKILL_IDS: sorted(counts),
-                                                                  tracing.MEMORY_RECORD_COUNT: len(counts)}), self._lock:
+        with (
+            tracing.memory_span(
+                "update_memory",
+                "MARK_USED",
+                **{tracing.SKILL_IDS: sorted(counts), tracing.MEMORY_RECORD_COUNT: len(counts)},
+            ),
+            self._lock,
+        ):
             for skill_id in counts:
                 self._require(skill_id)
             now = utc_now()
@@ -152,8 +165,16 @@ class Skillbook(SkillbookBase):
         source has none (no source: a manual `api` occurrence). Raises `SkillNotFoundError` for an
         unknown id, `SkillbookError` for an empty reason.
         """
-        with tracing.memory_span("delete_memory", "REMOVE" if soft else "PURGE", reason=reason, soft=soft,
-                                 **_record(skill_id, insight_source)), self._lock:
+        with (
+            tracing.memory_span(
+                "delete_memory",
+                "REMOVE" if soft else "PURGE",
+                reason=reason,
+                soft=soft,
+                **_record(skill_id, insight_source),
+            ),
+            self._lock,
+        ):
             reason = required_text(reason, "reason")
             old = self._require(skill_id)
             if not soft:
@@ -177,7 +198,9 @@ class Skillbook(SkillbookBase):
         with tracing.memory_span("update_memory", "ACTIVATE", **_record(skill_id, insight_source)), self._lock:
             old = self._require(skill_id)
             if old.active:
-                raise SkillbookError(f"skill {quote(skill_id)} is already active; only an inactive skill can be activated")
+                raise SkillbookError(
+                    f"skill {quote(skill_id)} is already active; only an inactive skill can be activated"
+                )
             insight_source = insight_source or manual_source("api")
             note = insight_source.learning_text
             insight_source = insight_source.replace(learning_text=f"re-activated: {note}" if note else "re-activated")
@@ -304,8 +327,15 @@ class Skillbook(SkillbookBase):
             span.set_attributes({tracing.MEMORY_RECORD_ID: skill.id, tracing.MEMORY_RECORD_COUNT: 1})
             return skill
 
-    def _create(self, section: str, issue: str, keywords: Iterable[str], insight: str | None,
-                source: InsightSource | None, skill_id: str | None) -> Skill:
+    def _create(
+        self,
+        section: str,
+        issue: str,
+        keywords: Iterable[str],
+        insight: str | None,
+        source: InsightSource | None,
+        skill_id: str | None,
+    ) -> Skill:
         if not isinstance(section, str) or section not in VALID_SECTIONS:
             raise SkillbookError(f"section must be one of {sorted(VALID_SECTIONS)}, got {quote(section)}")
         if skill_id is None:
@@ -319,15 +349,23 @@ class Skillbook(SkillbookBase):
         # Skill validates both (keywords are normalised from any iterable of strings into a tuple).
         checked_section, raw_keywords = cast(Section, section), cast(tuple[str, ...], keywords)
         skill = Skill(
-            id=skill_id, section=checked_section, keywords=raw_keywords, issue=issue, insight=insight,
-            occurrences=(_stamped(source, "ADD"),), created_at=now, updated_at=now,
+            id=skill_id,
+            section=checked_section,
+            keywords=raw_keywords,
+            issue=issue,
+            insight=insight,
+            occurrences=(_stamped(source, "ADD"),),
+            created_at=now,
+            updated_at=now,
         )
         self._last_numbers[section] = max(self._last_numbers[section], id_number(skill_id))
         return self._store(skill, content=True)
 
     def _apply(self, op: UpdateOperation) -> Skill:
         if op.type == "ADD":
-            return self._add(op.section or "", op.issue or "", op.keywords or (), op.insight, op.insight_source, op.skill_id)
+            return self._add(
+                op.section or "", op.issue or "", op.keywords or (), op.insight, op.insight_source, op.skill_id
+            )
         assert op.skill_id is not None  # UpdateOperation guarantees it for non-ADD types
         if op.type == "UPDATE":
             return self.update_skill(

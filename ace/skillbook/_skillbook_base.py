@@ -148,7 +148,9 @@ class SkillbookBase:
             self._require(skill_id_a)
             self._require(skill_id_b)
             text(reasoning, "reasoning")
-            finite = isinstance(similarity, (int, float)) and not isinstance(similarity, bool) and math.isfinite(similarity)
+            finite = (
+                isinstance(similarity, (int, float)) and not isinstance(similarity, bool) and math.isfinite(similarity)
+            )
             if not finite:
                 raise SkillbookError(f"similarity must be a finite number, got {quote(similarity)}")
             self._similarity_decisions[pair_key(skill_id_a, skill_id_b)] = {
@@ -192,7 +194,9 @@ class SkillbookBase:
             attribute = EMBEDDING_FIELDS[kind]
             arrays = self._fresh_vectors(vectors, kind, computed_at_version)
             same_model = model == (self._match_embedding_model if kind == "match" else self._embedding_model)
-            kept = [getattr(s, attribute) for s in self._skills.values() if same_model and getattr(s, attribute) is not None]
+            kept = [
+                getattr(s, attribute) for s in self._skills.values() if same_model and getattr(s, attribute) is not None
+            ]
             dims = {v.shape[0] for v in arrays.values()} | {v.shape[0] for v in kept[:1]}
             if len(dims) > 1:
                 raise SkillbookError(
@@ -213,8 +217,9 @@ class SkillbookBase:
             self._log.record(changed, content=False)
             return frozenset(arrays)
 
-    def _fresh_vectors(self, vectors: Mapping[str, Any], kind: EmbeddingKind,
-                       computed_at_version: int | None) -> dict[str, np.ndarray]:
+    def _fresh_vectors(
+        self, vectors: Mapping[str, Any], kind: EmbeddingKind, computed_at_version: int | None
+    ) -> dict[str, np.ndarray]:
         """`vectors` validated, without those of skills deleted or edited since `computed_at_version`
         (stale). Raises `SkillNotFoundError` for an id that never existed, `SkillbookError` for a bad vector."""
         stale = None
@@ -241,7 +246,9 @@ class SkillbookBase:
         """Everything this skillbook holds, as one consistent state (what a store saves)."""
         with self._lock:
             return SkillbookState(
-                dict(self._skills), dict(self._last_numbers), dict(self._similarity_decisions),
+                dict(self._skills),
+                dict(self._last_numbers),
+                dict(self._similarity_decisions),
                 {"search": self._embedding_model, "match": self._match_embedding_model},
             )
 

@@ -196,9 +196,11 @@ def import_agent_skills(
     when `skillbook` is a file others may write.
     """
     root = Path(folder)
-    paths = [root / SKILL_MD] if (root / SKILL_MD).is_file() else [
-        child / SKILL_MD for child in sorted(root.iterdir()) if child.is_dir() and not child.name.startswith(".")
-    ]
+    paths = (
+        [root / SKILL_MD]
+        if (root / SKILL_MD).is_file()
+        else [child / SKILL_MD for child in sorted(root.iterdir()) if child.is_dir() and not child.name.startswith(".")]
+    )
     report = ImportReport()
     parsed: list[tuple[Path, ParsedSkillMd]] = []
     for path in paths:
@@ -250,8 +252,13 @@ def _add(skillbook: Skillbook, path: Path, skill_md: ParsedSkillMd, default_sect
     )
     if skill_md.skill_id is not None and skill_md.skill_id not in skillbook:
         add = UpdateOperation(
-            type="ADD", section=section, skill_id=skill_md.skill_id, issue=skill_md.issue,
-            insight=skill_md.insight, keywords=skill_md.keywords, insight_source=source,
+            type="ADD",
+            section=section,
+            skill_id=skill_md.skill_id,
+            issue=skill_md.issue,
+            insight=skill_md.insight,
+            keywords=skill_md.keywords,
+            insight_source=source,
         )
         try:  # the id is kept only when this skillbook never handed it out (ids are never reused)
             return skillbook.apply_update(UpdateBatch(reasoning=f"import {quote(str(path))}", operations=(add,)))[0]

@@ -62,7 +62,10 @@ class ACEStepContext(StepContext):
         """`ace.sample_id` (the sample's id, else `#<position in the epoch>`), `ace.epoch` and, once
         the sample has a trace, `ace.trace_uid` as the provenance of what it teaches will name it."""
         sample_id = self.sample.id if isinstance(self.sample, Sample) else None
-        attributes: dict[str, Any] = {tracing.SAMPLE_ID: sample_id or f"#{self.sample_index}", tracing.EPOCH: self.epoch}
+        attributes: dict[str, Any] = {
+            tracing.SAMPLE_ID: sample_id or f"#{self.sample_index}",
+            tracing.EPOCH: self.epoch,
+        }
         if self.trace is not None:
             try:
                 identity = infer_trace_identity(self.trace, metadata=self.metadata, sample_id=sample_id)

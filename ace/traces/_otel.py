@@ -43,7 +43,6 @@ CONTENT_OFF_NOTE = (
 """The `note` of a trace built from spans without content."""
 
 
-
 def otlp_traces(spans: Iterable[OtlpSpan]) -> list[tuple[int, dict[str, Any]]]:
     """One `(order, trace)` per root agent run among `spans`, by the root's position in the file.
 
@@ -135,6 +134,7 @@ def _roots(above: Mapping[str, str | None]) -> dict[str, str]:
 
 # -- the trace -------------------------------------------------------------------------------------
 
+
 def _trace(root: OtlpSpan, owned: list[OtlpSpan], runs: Mapping[str, str | None]) -> dict[str, Any]:
     attributes = root.attributes
     own = [span for span in owned if runs[span.span_id] == root.span_id and span is not root]
@@ -144,7 +144,9 @@ def _trace(root: OtlpSpan, owned: list[OtlpSpan], runs: Mapping[str, str | None]
     for message in messages:
         if message.get("role") == "tool" and str(message.get("tool_call_id")) in errors:
             message["error"] = True
-    agent = attributes.get("gen_ai.agent.name") or attributes.get("agent_name") or root.name.removeprefix("invoke_agent ")
+    agent = (
+        attributes.get("gen_ai.agent.name") or attributes.get("agent_name") or root.name.removeprefix("invoke_agent ")
+    )
     trace: dict[str, Any] = {
         "source_system": "otel",
         "trace_id": f"{root.trace_id}:{root.span_id}",
@@ -166,14 +168,17 @@ def _conversation(root: OtlpSpan, own: list[OtlpSpan], tools: list[OtlpSpan]) ->
     system = _system_messages(attributes.get("gen_ai.system_instructions"))
     everything = _json_list(attributes.get("pydantic_ai.all_messages"))
     if everything is None:
-        inputs, outputs = (_json_list(attributes.get(key)) for key in ("gen_ai.input.messages", "gen_ai.output.messages"))
+        inputs, outputs = (
+            _json_list(attributes.get(key)) for key in ("gen_ai.input.messages", "gen_ai.output.messages")
+        )
         if inputs is not None or outputs is not None:
             everything = (inputs or []) + (outputs or [])
     if everything is None:
         requests = [span for span in own if span.is_model_request]
         for request in reversed(requests):
-            inputs, outputs = (_json_list(request.attributes.get(key))
-                               for key in ("gen_ai.input.messages", "gen_ai.output.messages"))
+            inputs, outputs = (
+                _json_list(request.attributes.get(key)) for key in ("gen_ai.input.messages", "gen_ai.output.messages")
+            )
             if inputs is not None or outputs is not None:
                 everything = (inputs or []) + (outputs or [])
                 system = system or _system_messages(request.attributes.get("gen_ai.system_instructions"))
@@ -205,7 +210,9 @@ def _chat_messages(item: Any) -> list[dict[str, Any]]:
             calls.append({key: part[key] for key in ("id", "name", "arguments") if key in part})
         elif kind == "tool_call_response" and isinstance(part, Mapping):
             result = part.get("result", part.get("response"))
-            answers.append({"role": "tool", "tool_call_id": part.get("id"), "name": part.get("name"), "content": result})
+            answers.append(
+                {"role": "tool", "tool_call_id": part.get("id"), "name": part.get("name"), "content": result}
+            )
         else:
             other.append(part)
     messages: list[dict[str, Any]] = []
@@ -253,8 +260,10 @@ def _has_content(messages: list[dict[str, Any]]) -> bool:
     for message in messages:
         if message.get("content") not in (None, "") and message.get("role") != "system":
             return True
-        if any(isinstance(call, Mapping) and call.get("arguments") not in (None, "", {})
-               for call in message.get("tool_calls", []) or []):
+        if any(
+            isinstance(call, Mapping) and call.get("arguments") not in (None, "", {})
+            for call in message.get("tool_calls", []) or []
+        ):
             return True
     return False
 

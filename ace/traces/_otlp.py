@@ -59,7 +59,7 @@ def otlp_spans(document: Any, *, order: int = 0) -> list[OtlpSpan]:
     """The spans of one ExportTraceServiceRequest. Raises `UntrustedInputError` naming the first
     defect (not an object with a `resourceSpans` list, a span without hex `traceId` / `spanId`, ...)."""
     if not is_otlp_document(document):
-        raise UntrustedInputError(f"not an OTLP ExportTraceServiceRequest (no \"resourceSpans\"): {quote(document)}")
+        raise UntrustedInputError(f'not an OTLP ExportTraceServiceRequest (no "resourceSpans"): {quote(document)}')
     spans: list[OtlpSpan] = []
     for resource in _list(document["resourceSpans"], "resourceSpans"):
         for scope in _list(_object(resource, "a resourceSpans item").get("scopeSpans", []), "scopeSpans"):
@@ -70,6 +70,7 @@ def otlp_spans(document: Any, *, order: int = 0) -> list[OtlpSpan]:
 
 # -- spans -----------------------------------------------------------------------------------------
 
+
 def _span(raw: Mapping[str, Any], order: int) -> OtlpSpan:
     trace_id, span_id = _hex(raw.get("traceId"), "traceId"), _hex(raw.get("spanId"), "spanId")
     parent = raw.get("parentSpanId")
@@ -79,11 +80,20 @@ def _span(raw: Mapping[str, Any], order: int) -> OtlpSpan:
     try:
         start = int(raw.get("startTimeUnixNano") or 0)
     except (TypeError, ValueError):
-        raise UntrustedInputError(f"span {span_id} has a startTimeUnixNano that is not a number: "
-                                  f"{quote(raw.get('startTimeUnixNano'))}") from None
+        raise UntrustedInputError(
+            f"span {span_id} has a startTimeUnixNano that is not a number: {quote(raw.get('startTimeUnixNano'))}"
+        ) from None
     name = raw.get("name")
-    return OtlpSpan(trace_id, span_id, parent_id, name if isinstance(name, str) else "", start,
-                    _attributes(raw.get("attributes", [])), error, order)
+    return OtlpSpan(
+        trace_id,
+        span_id,
+        parent_id,
+        name if isinstance(name, str) else "",
+        start,
+        _attributes(raw.get("attributes", [])),
+        error,
+        order,
+    )
 
 
 def _attributes(raw: Any) -> dict[str, Any]:
@@ -112,8 +122,11 @@ def _value(value: Any) -> Any:
     if isinstance(value.get("arrayValue"), Mapping):
         return [_value(item) for item in value["arrayValue"].get("values", []) or []]
     if isinstance(value.get("kvlistValue"), Mapping):
-        return {str(kv.get("key")): _value(kv.get("value"))
-                for kv in value["kvlistValue"].get("values", []) or [] if isinstance(kv, Mapping)}
+        return {
+            str(kv.get("key")): _value(kv.get("value"))
+            for kv in value["kvlistValue"].get("values", []) or []
+            if isinstance(kv, Mapping)
+        }
     return None
 
 

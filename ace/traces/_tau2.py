@@ -17,11 +17,11 @@ def results_traces(document: Mapping[str, Any]) -> list[dict[str, Any] | str]:
     the document's `simulations` or `tasks` are not lists of objects."""
     simulations, tasks = document["simulations"], document.get("tasks")
     if not isinstance(simulations, list):
-        raise UntrustedInputError(f"\"simulations\" is not a list: {quote(simulations)}")
+        raise UntrustedInputError(f'"simulations" is not a list: {quote(simulations)}')
     if tasks is None:
         tasks = []
     if not isinstance(tasks, list) or not all(isinstance(task, Mapping) for task in tasks):
-        raise UntrustedInputError(f"\"tasks\" is not a list of task objects: {quote(tasks)}")
+        raise UntrustedInputError(f'"tasks" is not a list of task objects: {quote(tasks)}')
     by_id = {key: task for task in tasks if (key := _task_key(task.get("id"))) is not None}
     traces: list[dict[str, Any] | str] = []
     for simulation in simulations:
@@ -43,21 +43,21 @@ def _simulation_problem(simulation: Any) -> str | None:
         return f"not an object: {quote(simulation)}"
     messages = simulation.get("messages")
     if not isinstance(messages, list):
-        return f"\"messages\" is not a list: {quote(messages)}"
+        return f'"messages" is not a list: {quote(messages)}'
     for number, message in enumerate(messages):
         if not isinstance(message, Mapping):
             return f"message {number} is not an object: {quote(message)}"
         if not isinstance(message.get("role"), str):
-            return f"message {number} has no string \"role\": {quote(message.get('role'))}"
+            return f'message {number} has no string "role": {quote(message.get("role"))}'
     task_id = simulation.get("task_id")
     if task_id is not None and not isinstance(task_id, (str, int)):
-        return f"\"task_id\" is not a string: {quote(task_id)}"
+        return f'"task_id" is not a string: {quote(task_id)}'
     reward_info = simulation.get("reward_info")
     if reward_info is not None and not isinstance(reward_info, Mapping):
-        return f"\"reward_info\" is not an object: {quote(reward_info)}"
+        return f'"reward_info" is not an object: {quote(reward_info)}'
     db_check = (reward_info or {}).get("db_check")
     if db_check is not None and not isinstance(db_check, Mapping):
-        return f"\"reward_info.db_check\" is not an object: {quote(db_check)}"
+        return f'"reward_info.db_check" is not an object: {quote(db_check)}'
     return None
 
 
@@ -68,10 +68,10 @@ def _task_problem(task: Mapping[str, Any]) -> str | None:
     if scenario is None:
         return None
     if not isinstance(scenario, Mapping):
-        return f"has a \"user_scenario\" that is not an object: {quote(scenario)}"
+        return f'has a "user_scenario" that is not an object: {quote(scenario)}'
     instructions = scenario.get("instructions")
     if instructions is not None and not isinstance(instructions, (Mapping, str)):
-        return f"has \"user_scenario.instructions\" that are neither an object nor text: {quote(instructions)}"
+        return f'has "user_scenario.instructions" that are neither an object nor text: {quote(instructions)}'
     return None
 
 

@@ -125,9 +125,7 @@ def trace_at(location: TraceLocation) -> tuple[Any, str]:
     cannot be used."""
     traces = _cached_traces(location.path)
     if not 0 <= location.index < len(traces):
-        raise TraceFileError(
-            f"{location.path} holds {len(traces)} trace(s); index {location.index} does not exist"
-        )
+        raise TraceFileError(f"{location.path} holds {len(traces)} trace(s); index {location.index} does not exist")
     trace = traces[location.index]
     if isinstance(trace, _Unusable):
         raise TraceFileError(trace.reason)
@@ -240,7 +238,7 @@ def _split_spans(path: Path, lines: Sequence[tuple[int | None, Any]]) -> list[An
     if not traces and not slots:
         raise TraceFileError(
             f"trace file {path} holds OpenTelemetry spans but no agent run (a span whose gen_ai.operation.name "
-            "is \"invoke_agent\" or named \"invoke_agent <agent>\"); record the agent with GenAI instrumentation"
+            'is "invoke_agent" or named "invoke_agent <agent>"); record the agent with GenAI instrumentation'
         )
     return [item for _, item in sorted(slots + traces, key=lambda slot: slot[0])]
 
@@ -253,8 +251,10 @@ def _split(path: Path, document: Any) -> list[Any]:
             traces = results_traces(document)
         except UntrustedInputError as exc:
             raise TraceFileError(f"trace file {path} is a tau2 Results file whose {exc}") from None
-        return [_Unusable(f"trace file {path} simulation {number}: {trace}") if isinstance(trace, str) else trace
-                for number, trace in enumerate(traces)]
+        return [
+            _Unusable(f"trace file {path} simulation {number}: {trace}") if isinstance(trace, str) else trace
+            for number, trace in enumerate(traces)
+        ]
     if isinstance(document, list):
         return document
     return [document]

@@ -46,9 +46,7 @@ __all__ = ["DEFAULT_TRACE_CHAR_LIMIT", "render_trace", "to_plain_data", "truncat
 DEFAULT_TRACE_CHAR_LIMIT = 60_000
 """Default size of a rendered trace, in characters (roughly 15k tokens)."""
 
-_MESSAGE_BOOKKEEPING_KEYS = frozenset(
-    {"raw_data", "usage", "cost", "timestamp", "turn_idx", "id", "tool_call_id"}
-)
+_MESSAGE_BOOKKEEPING_KEYS = frozenset({"raw_data", "usage", "cost", "timestamp", "turn_idx", "id", "tool_call_id"})
 """Message fields that repeat what the block shows (provider payloads) or mean nothing to a reader."""
 
 _RUN_BOOKKEEPING_KEYS = frozenset(
@@ -98,10 +96,7 @@ def truncate_middle(text: str, max_chars: int) -> str:
     head = max_chars // 2
     tail = max_chars - head
     cut = len(text) - head - tail
-    marker = (
-        f"\n\n[... TRACE TRUNCATED: {cut} of {len(text)} characters cut here "
-        f"(limit {max_chars}) ...]\n\n"
-    )
+    marker = f"\n\n[... TRACE TRUNCATED: {cut} of {len(text)} characters cut here (limit {max_chars}) ...]\n\n"
     return text[:head] + marker + text[len(text) - tail :]
 
 
@@ -137,9 +132,7 @@ def _find_conversation(data: Any) -> tuple[list[str], list[dict[str, Any]]] | No
     return None
 
 
-def _context_lines(
-    mapping: dict[str, Any], *, skip: frozenset[str] = frozenset(), prefix: str = ""
-) -> list[str]:
+def _context_lines(mapping: dict[str, Any], *, skip: frozenset[str] = frozenset(), prefix: str = "") -> list[str]:
     return [
         f"{prefix}{key}: {value if isinstance(value, str) else _json_inline(value)}"
         for key, value in mapping.items()
@@ -148,11 +141,7 @@ def _context_lines(
 
 
 def _is_message_list(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and bool(value)
-        and all(isinstance(item, dict) and "role" in item for item in value)
-    )
+    return isinstance(value, list) and bool(value) and all(isinstance(item, dict) and "role" in item for item in value)
 
 
 def _render_messages(messages: Sequence[dict[str, Any]]) -> list[str]:

@@ -5,7 +5,7 @@
 | `none` | nothing (an empty skillbook) | how far the model gets alone |
 | `learned` | the learned skills the matcher picks for the task | does learning help |
 | `all` | every learned skill | is matching worth it |
-| `icl` | the training items, the answers given and their feedback, within a token budget | does a skillbook beat raw experience |
+| `icl` | the training items, answers given and feedback, within a token budget | does a skillbook beat raw experience |
 | `oracle` | the task's true rule, written by hand as a skill (none for a control) | can the agent use a rule at all |
 """
 
@@ -94,8 +94,9 @@ def icl_block(
             break
         parts.append(_render(experience))
         text, included = candidate, included + 1
-    return IclBlock(text=text, included=included, available=len(experiences),
-                    tokens=counter(text) if text else 0, budget=budget)
+    return IclBlock(
+        text=text, included=included, available=len(experiences), tokens=counter(text) if text else 0, budget=budget
+    )
 
 
 def oracle_skillbook(rule: str, rules: Mapping[str, RuleSkill]) -> Skillbook:

@@ -37,17 +37,19 @@ def register(parser: argparse.ArgumentParser) -> None:
     )
     families = parser.add_subparsers(dest="family", metavar="FAMILY", required=True)
     conventions = families.add_parser(
-        "conventions", help="built-in: hidden house rules (formats, units, a policy exception) with control items",
+        "conventions",
+        help="built-in: hidden house rules (formats, units, a policy exception) with control items",
         description="Short tasks whose answers follow five hidden house rules, plus control items no rule "
-                    "touches; deterministic by --seed (see docs/learning-benchmark.md).",
+        "touches; deterministic by --seed (see docs/learning-benchmark.md).",
     )
     _add_run_flags(conventions)
     conventions.set_defaults(handler=_run)
     tasks = families.add_parser(
-        "tasks", help="your own items: a JSONL file of id, split, question, expected [, rule, control, grading]",
+        "tasks",
+        help="your own items: a JSONL file of id, split, question, expected [, rule, control, grading]",
         description='FILE holds one JSON object per line: {"id", "split": "train"|"test", "question", '
-                    '"expected"} and optionally "rule", "control" (true/false), "grading" ("normalised", the '
-                    'default, or "exact"). A malformed line fails alone (exit 1), named with its line number.',
+        '"expected"} and optionally "rule", "control" (true/false), "grading" ("normalised", the '
+        'default, or "exact"). A malformed line fails alone (exit 1), named with its line number.',
     )
     tasks.add_argument("file", type=Path, metavar="FILE", help="JSONL task file")
     _add_run_flags(tasks)
@@ -57,24 +59,46 @@ def register(parser: argparse.ArgumentParser) -> None:
 def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output-dir", type=Path, help="run folder (default: results/bench/run_<id>)")
     parser.add_argument("--seed", type=int, default=0, help="seeds the conventions items and the bootstrap (default 0)")
-    parser.add_argument("--arms", type=_arms,
-                        help=f"comma-separated arms to score (default: all of {','.join(ARMS)}; oracle only when "
-                             "the task set states its rules)")
-    parser.add_argument("--feedback", choices=FEEDBACK_MODES, default="labels",
-                        help="labels: right/wrong and the expected answer (default); verdict: right/wrong only")
-    parser.add_argument("--train-epochs", type=positive_int, default=1, help="passes over the training items (default 1)")
+    parser.add_argument(
+        "--arms",
+        type=_arms,
+        help=f"comma-separated arms to score (default: all of {','.join(ARMS)}; oracle only when "
+        "the task set states its rules)",
+    )
+    parser.add_argument(
+        "--feedback",
+        choices=FEEDBACK_MODES,
+        default="labels",
+        help="labels: right/wrong and the expected answer (default); verdict: right/wrong only",
+    )
+    parser.add_argument(
+        "--train-epochs", type=positive_int, default=1, help="passes over the training items (default 1)"
+    )
     parser.add_argument("--train-limit", type=positive_int, help="use only the first N training items")
     parser.add_argument("--test-limit", type=positive_int, help="use only the first N test items")
     parser.add_argument("--trials", type=positive_int, default=1, help="answers per test item and arm (default 1)")
-    parser.add_argument("--icl-budget", type=positive_int, default=2048,
-                        help="tokens of training experience the icl arm pastes into each prompt (default 2048)")
-    parser.add_argument("--skills-limit", type=positive_int, default=3, help="most skills the matcher injects (default 3)")
+    parser.add_argument(
+        "--icl-budget",
+        type=positive_int,
+        default=2048,
+        help="tokens of training experience the icl arm pastes into each prompt (default 2048)",
+    )
+    parser.add_argument(
+        "--skills-limit", type=positive_int, default=3, help="most skills the matcher injects (default 3)"
+    )
     parser.add_argument("--max-workers", type=positive_int, default=1, help="items answered at once (default 1)")
-    parser.add_argument("--session-max-requests", type=positive_int,
-                        help="most requests of one SkillManager or RecursiveReflector session (default 30)")
+    parser.add_argument(
+        "--session-max-requests",
+        type=positive_int,
+        help="most requests of one SkillManager or RecursiveReflector session (default 30)",
+    )
     add_role_model_flags(parser, _FLAG_ROLES, everyone="every role")
-    parser.add_argument("--reflector-type", choices=["simple", "rr"], default="simple",
-                        help="simple: one-pass Reflector (default: a trace is one question and answer); rr: RecursiveReflector")
+    parser.add_argument(
+        "--reflector-type",
+        choices=["simple", "rr"],
+        default="simple",
+        help="simple: one-pass Reflector (default: a trace is one question and answer); rr: RecursiveReflector",
+    )
 
 
 def _arms(text: str) -> tuple[str, ...]:
@@ -109,8 +133,10 @@ def _run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CommandError(str(exc)) from exc
     if config.plumbing_only:
-        print("note: the roles run on offline scripted models (not LLMs): this run measures the plumbing of the "
-              "benchmark, not learning")
+        print(
+            "note: the roles run on offline scripted models (not LLMs): this run measures the plumbing of the "
+            "benchmark, not learning"
+        )
     for problem in task_set.problems:
         tqdm.write(f"failure: {problem}")
     try:
@@ -143,8 +169,9 @@ def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
         reflector_model=args.reflector_model,
         skill_manager_model=args.skill_manager_model,
         reflector_type=args.reflector_type,
-        server=ModelServer(api_base=args.api_base, api_key=args.api_key, cache_prompts=args.cache_prompts,
-                           cache_ttl=args.cache_ttl),
+        server=ModelServer(
+            api_base=args.api_base, api_key=args.api_key, cache_prompts=args.cache_prompts, cache_ttl=args.cache_ttl
+        ),
         max_workers=args.max_workers,
         max_output_tokens=args.max_output_tokens,
         temperature=args.temperature,
@@ -163,16 +190,24 @@ def _print_summary(failures: tuple[str, ...], data: dict[str, Any]) -> None:
     print("\narm       accuracy  95% CI            prompt tokens/item")
     for arm, score in data["scores"].items():
         tokens = score["prompt_tokens_per_item"]
-        print(f"{arm:<9} {score['accuracy']:.3f}     [{score['ci95'][0]:.3f}, {score['ci95'][1]:.3f}]    "
-              f"{'-' if tokens is None else f'{tokens:.0f}'}")
+        print(
+            f"{arm:<9} {score['accuracy']:.3f}     [{score['ci95'][0]:.3f}, {score['ci95'][1]:.3f}]    "
+            f"{'-' if tokens is None else f'{tokens:.0f}'}"
+        )
     for d in data["differences"]:
-        print(f"{d['arm']} - {d['baseline']}: {d['difference']:+.3f}  paired 95% CI [{d['ci95'][0]:+.3f}, "
-              f"{d['ci95'][1]:+.3f}]  exact McNemar p={d['mcnemar_p']:.3g}  fixed {len(d['fixed'])}, broken "
-              f"{len(d['broken'])} (controls {len(d['controls_broken'])}/{d['control_pairs']})")
+        print(
+            f"{d['arm']} - {d['baseline']}: {d['difference']:+.3f}  paired 95% CI [{d['ci95'][0]:+.3f}, "
+            f"{d['ci95'][1]:+.3f}]  exact McNemar p={d['mcnemar_p']:.3g}  fixed {len(d['fixed'])}, broken "
+            f"{len(d['broken'])} (controls {len(d['controls_broken'])}/{d['control_pairs']})"
+        )
     learning = data["learning"]
     if learning["samples"]:
-        print(f"learning: {learning['samples']} samples, {learning['learned']} learned from, {learning['failed']} "
-              f"failed, {learning['active_skills']} skills, {learning['seconds']:.0f} s")
+        print(
+            f"learning: {learning['samples']} samples, {learning['learned']} learned from, {learning['failed']} "
+            f"failed, {learning['active_skills']} skills, {learning['seconds']:.0f} s"
+        )
     if data["plumbing_only"]:
-        print("\nplumbing only: scripted roles never read their skills or context, so every arm scores the same by design")
+        print(
+            "\nplumbing only: scripted roles never read their skills or context, so every arm scores the same by design"
+        )
     print(f"run folder: {data['config']['output_dir']} (report.md, report.json)")

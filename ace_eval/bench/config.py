@@ -93,11 +93,14 @@ class BenchConfig:
         the role's own `role_settings`, each only where set. Raises ValueError for a value out of range."""
         default = {
             "agent": AGENT_DEFAULT_SETTINGS,
-            "reflector": RecursiveReflector.DEFAULT_SETTINGS if self.reflector_type == "rr" else Reflector.DEFAULT_SETTINGS,
+            "reflector": RecursiveReflector.DEFAULT_SETTINGS
+            if self.reflector_type == "rr"
+            else Reflector.DEFAULT_SETTINGS,
             "skill_manager": SkillManager.DEFAULT_SETTINGS,
         }[role]
-        everyone = RequestSettings(max_output_tokens=self.max_output_tokens, temperature=self.temperature,
-                                   timeout_seconds=self.request_timeout)
+        everyone = RequestSettings(
+            max_output_tokens=self.max_output_tokens, temperature=self.temperature, timeout_seconds=self.request_timeout
+        )
         return layered_settings(default, everyone=everyone, own=self.role_settings.get(role))
 
     def agentic_config(self) -> AgenticConfig:

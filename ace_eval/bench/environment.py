@@ -27,8 +27,12 @@ def bench_samples(items: Sequence[BenchItem], *, trials: int = 1, context: str =
     the item and the 0-based trial ride in `metadata`. The expected answer is not on the sample:
     only the environment knows it."""
     return [
-        Sample(question=item.question, context=context, id=item.id if trials == 1 else f"{item.id}~{trial}",
-               metadata={"item": item, "trial": trial})
+        Sample(
+            question=item.question,
+            context=context,
+            id=item.id if trials == 1 else f"{item.id}~{trial}",
+            metadata={"item": item, "trial": trial},
+        )
         for item in items
         for trial in range(trials)
     ]

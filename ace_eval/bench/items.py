@@ -66,7 +66,9 @@ class BenchItem:
         if self.grading not in GRADINGS:
             raise UsageError(f"grading must be one of {', '.join(GRADINGS)}; got {self.grading!r}")
         if self.control and self.rule is not None:
-            raise UsageError(f"a control item is one no rule touches, but it names rule {self.rule!r}; drop one of them")
+            raise UsageError(
+                f"a control item is one no rule touches, but it names rule {self.rule!r}; drop one of them"
+            )
 
     @property
     def kind(self) -> str:

@@ -26,12 +26,24 @@ class BenchInputError(UsageError):
 
 def check_run(config: BenchConfig, task_set: TaskSet) -> None:
     """Raise `BenchInputError` for anything the module docstring lists."""
-    limits = {"train_epochs": config.train_epochs, "trials": config.trials, "max_workers": config.max_workers,
-              "skills_limit": config.skills_limit, "icl_budget": config.icl_budget}
-    limits.update({name: value for name, value in (("train_limit", config.train_limit),
-                                                    ("test_limit", config.test_limit),
-                                                    ("session_max_requests", config.session_max_requests))
-                   if value is not None})
+    limits = {
+        "train_epochs": config.train_epochs,
+        "trials": config.trials,
+        "max_workers": config.max_workers,
+        "skills_limit": config.skills_limit,
+        "icl_budget": config.icl_budget,
+    }
+    limits.update(
+        {
+            name: value
+            for name, value in (
+                ("train_limit", config.train_limit),
+                ("test_limit", config.test_limit),
+                ("session_max_requests", config.session_max_requests),
+            )
+            if value is not None
+        }
+    )
     too_small = [f"{name}={value}" for name, value in limits.items() if value < 1]
     if too_small:
         raise BenchInputError(f"{', '.join(too_small)}: must be at least 1")
@@ -52,14 +64,20 @@ def check_run(config: BenchConfig, task_set: TaskSet) -> None:
     if not task_set.split("test"):
         raise BenchInputError(f"{task_set.name} has no usable test item; every arm is scored on the test split")
     if config.learns and not task_set.split("train"):
-        raise BenchInputError(f"{task_set.name} has no usable training item, and arms "
-                              f"{', '.join(a for a in config.arms if a in LEARNING_ARMS)} learn from "
-                              "them; add training items or run only the none and oracle arms")
+        raise BenchInputError(
+            f"{task_set.name} has no usable training item, and arms "
+            f"{', '.join(a for a in config.arms if a in LEARNING_ARMS)} learn from "
+            "them; add training items or run only the none and oracle arms"
+        )
     if "oracle" in config.arms and not task_set.rules:
-        raise BenchInputError(f"the oracle arm injects the true rules, and {task_set.name} states none; "
-                              "leave oracle out of --arms")
+        raise BenchInputError(
+            f"the oracle arm injects the true rules, and {task_set.name} states none; leave oracle out of --arms"
+        )
     try:
-        check_role_models({role: config.model_of(role) for role in BENCH_ROLES},
-                          api_base=config.server.api_base, api_key=config.server.api_key)
+        check_role_models(
+            {role: config.model_of(role) for role in BENCH_ROLES},
+            api_base=config.server.api_base,
+            api_key=config.server.api_key,
+        )
     except ValueError as exc:
         raise BenchInputError(str(exc)) from None

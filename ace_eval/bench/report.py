@@ -102,25 +102,40 @@ def _find(report: BenchReport, arm: str, baseline: str) -> PairedDifference | No
 def _targets(report: BenchReport) -> dict[str, Any]:
     """The issue's three targets for the `learned` arm; a target whose arms did not run is None."""
     versus_none, versus_icl = _find(report, "learned", "none"), _find(report, "learned", "icl")
-    targets: dict[str, Any] = {"learned_beats_none": None, "learned_matches_icl_with_fewer_tokens": None,
-                               "control_harm_at_most_2_percent": None}
+    targets: dict[str, Any] = {
+        "learned_beats_none": None,
+        "learned_matches_icl_with_fewer_tokens": None,
+        "control_harm_at_most_2_percent": None,
+    }
     if versus_none is not None:
         targets["learned_beats_none"] = {
-            "met": versus_none.ci95[0] > 0, "rule": "paired 95% CI of learned - none above 0",
-            "difference": versus_none.difference, "ci95": list(versus_none.ci95), "mcnemar_p": versus_none.mcnemar_p,
+            "met": versus_none.ci95[0] > 0,
+            "rule": "paired 95% CI of learned - none above 0",
+            "difference": versus_none.difference,
+            "ci95": list(versus_none.ci95),
+            "mcnemar_p": versus_none.mcnemar_p,
         }
         harm = versus_none.control_harm
-        targets["control_harm_at_most_2_percent"] = None if harm is None else {
-            "met": harm <= CONTROL_HARM_LIMIT, "rule": "control pairs right in none but wrong in learned <= 2%",
-            "broken": len(versus_none.controls_broken), "control_pairs": versus_none.control_pairs, "share": harm,
-        }
+        targets["control_harm_at_most_2_percent"] = (
+            None
+            if harm is None
+            else {
+                "met": harm <= CONTROL_HARM_LIMIT,
+                "rule": "control pairs right in none but wrong in learned <= 2%",
+                "broken": len(versus_none.controls_broken),
+                "control_pairs": versus_none.control_pairs,
+                "share": harm,
+            }
+        )
     if versus_icl is not None:
         learned_tokens, icl_tokens = report.prompt_tokens_per_item("learned"), report.prompt_tokens_per_item("icl")
         fewer = learned_tokens is not None and icl_tokens is not None and learned_tokens < icl_tokens
         targets["learned_matches_icl_with_fewer_tokens"] = {
             "met": versus_icl.difference >= 0 and fewer,
             "rule": "learned - icl >= 0 with fewer prompt tokens per item",
-            "difference": versus_icl.difference, "ci95": list(versus_icl.ci95), "mcnemar_p": versus_icl.mcnemar_p,
+            "difference": versus_icl.difference,
+            "ci95": list(versus_icl.ci95),
+            "mcnemar_p": versus_icl.mcnemar_p,
             "prompt_tokens_per_item": {"learned": learned_tokens, "icl": icl_tokens},
         }
     return targets
@@ -145,9 +160,15 @@ def _learning(report: BenchReport) -> dict[str, Any]:
 
 def _skill(skill: Any) -> dict[str, Any]:
     return {
-        "id": skill.id, "section": skill.section, "issue": skill.issue, "insight": skill.insight,
-        "keywords": list(skill.keywords), "used_count": skill.used_count, "helpful_count": skill.helpful_count,
-        "harmful_count": skill.harmful_count, "neutral_count": skill.neutral_count,
+        "id": skill.id,
+        "section": skill.section,
+        "issue": skill.issue,
+        "insight": skill.insight,
+        "keywords": list(skill.keywords),
+        "used_count": skill.used_count,
+        "helpful_count": skill.helpful_count,
+        "harmful_count": skill.harmful_count,
+        "neutral_count": skill.neutral_count,
     }
 
 
@@ -160,13 +181,15 @@ def _attribution(report: BenchReport) -> list[dict[str, Any]]:
     for skill in report.skills:
         with_it = [o for o in outcomes if skill.id in o.injected_skill_ids]
         without = [o for o in outcomes if skill.id not in o.injected_skill_ids]
-        rows.append({
-            "id": skill.id,
-            "injected": len(with_it),
-            "accuracy_injected": _accuracy(with_it),
-            "accuracy_not_injected": _accuracy(without),
-            "injected_by_kind": dict(sorted(Counter(kinds[o.item_id] for o in with_it).items())),
-        })
+        rows.append(
+            {
+                "id": skill.id,
+                "injected": len(with_it),
+                "accuracy_injected": _accuracy(with_it),
+                "accuracy_not_injected": _accuracy(without),
+                "injected_by_kind": dict(sorted(Counter(kinds[o.item_id] for o in with_it).items())),
+            }
+        )
     return rows
 
 
@@ -177,17 +200,22 @@ def _accuracy(outcomes: list[Any]) -> float | None:
 def _per_item(report: BenchReport) -> list[dict[str, Any]]:
     rows = []
     for item in report.test_items:
-        answers = {arm: [o.to_dict() for o in outcomes if o.item_id == item.id]
-                   for arm, outcomes in report.outcomes.items()}
-        rows.append({"id": item.id, "kind": item.kind, "question": item.question, "expected": item.expected,
-                     "answers": answers})
+        answers = {
+            arm: [o.to_dict() for o in outcomes if o.item_id == item.id] for arm, outcomes in report.outcomes.items()
+        }
+        rows.append(
+            {"id": item.id, "kind": item.kind, "question": item.question, "expected": item.expected, "answers": answers}
+        )
     return rows
 
 
 def _config(report: BenchReport) -> dict[str, Any]:
     config = dataclasses.asdict(report.config)
-    config["server"] = {"api_base": report.config.server.api_base, "cache_prompts": report.config.server.cache_prompts,
-                        "cache_ttl": report.config.server.cache_ttl}  # never the API key
+    config["server"] = {
+        "api_base": report.config.server.api_base,
+        "cache_prompts": report.config.server.cache_prompts,
+        "cache_ttl": report.config.server.cache_ttl,
+    }  # never the API key
     config["output_dir"] = str(report.config.output_dir)
     config["task_file"] = str(report.config.task_file) if report.config.task_file else None
     config["role_settings"] = {role: s.to_dict() for role, s in report.config.role_settings.items()}
@@ -209,9 +237,12 @@ def markdown(report: BenchReport, data: dict[str, Any]) -> str:
     config = report.config
     lines = [f"# ace-eval bench run: {config.output_dir.name}", ""]
     if report.plumbing_only:
-        lines += ["**Plumbing only**: the roles ran on offline scripted models (not LLMs), which never read their "
-                  "skills or context: every arm scores the same by design. These figures show the benchmark "
-                  "works, not that anything learns.", ""]
+        lines += [
+            "**Plumbing only**: the roles ran on offline scripted models (not LLMs), which never read their "
+            "skills or context: every arm scores the same by design. These figures show the benchmark "
+            "works, not that anything learns.",
+            "",
+        ]
     items = data["items"]
     lines += [
         f"- task set: `{data['task_set']}`, seed {config.seed}; {items['train']} training items x "
@@ -228,49 +259,83 @@ def markdown(report: BenchReport, data: dict[str, Any]) -> str:
     ]
     for arm, score in data["scores"].items():
         tokens = score["prompt_tokens_per_item"]
-        lines.append(f"| {arm} | {score['gets']} | {score['accuracy']:.3f} | [{score['ci95'][0]:.3f}, "
-                     f"{score['ci95'][1]:.3f}] | {score['correct']} / {score['pairs']} | "
-                     f"{'-' if tokens is None else f'{tokens:.0f}'} |")
-    lines += ["", "## Paired differences", "",
-              "| arm - baseline | difference | paired 95% CI | exact McNemar p | fixed | broken | controls broken |",
-              "|---|---|---|---|---|---|---|"]
+        lines.append(
+            f"| {arm} | {score['gets']} | {score['accuracy']:.3f} | [{score['ci95'][0]:.3f}, "
+            f"{score['ci95'][1]:.3f}] | {score['correct']} / {score['pairs']} | "
+            f"{'-' if tokens is None else f'{tokens:.0f}'} |"
+        )
+    lines += [
+        "",
+        "## Paired differences",
+        "",
+        "| arm - baseline | difference | paired 95% CI | exact McNemar p | fixed | broken | controls broken |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for d in data["differences"]:
-        lines.append(f"| {d['arm']} - {d['baseline']} | {d['difference']:+.3f} | [{d['ci95'][0]:+.3f}, "
-                     f"{d['ci95'][1]:+.3f}] | {d['mcnemar_p']:.3g} | {len(d['fixed'])} | {len(d['broken'])} | "
-                     f"{len(d['controls_broken'])} / {d['control_pairs']} |")
+        lines.append(
+            f"| {d['arm']} - {d['baseline']} | {d['difference']:+.3f} | [{d['ci95'][0]:+.3f}, "
+            f"{d['ci95'][1]:+.3f}] | {d['mcnemar_p']:.3g} | {len(d['fixed'])} | {len(d['broken'])} | "
+            f"{len(d['controls_broken'])} / {d['control_pairs']} |"
+        )
     lines += ["", "## Targets", ""]
     for name, target in data["targets"].items():
         verdict = "not run" if target is None else ("met" if target["met"] else "NOT met")
         rule = "" if target is None else f": {target['rule']}"
         lines.append(f"- {name.replace('_', ' ')}: **{verdict}**{rule}")
     kinds = sorted({kind for score in data["scores"].values() for kind in score["by_kind"]})
-    lines += ["", "## Accuracy per item kind", "", "| kind | " + " | ".join(data["scores"]) + " |",
-              "|---|" + "---|" * len(data["scores"])]
+    lines += [
+        "",
+        "## Accuracy per item kind",
+        "",
+        "| kind | " + " | ".join(data["scores"]) + " |",
+        "|---|" + "---|" * len(data["scores"]),
+    ]
     for kind in kinds:
         cells = [f"{s['by_kind'][kind]:.2f}" if kind in s["by_kind"] else "-" for s in data["scores"].values()]
         lines.append(f"| {kind} | " + " | ".join(cells) + " |")
     lines += _skills_markdown(data)
     learning = data["learning"]
-    lines += ["", "## Learning cost", "",
-              f"{learning['samples']} samples: {learning['learned']} learned from, {learning['nothing_learned']} "
-              f"taught nothing, {learning['failed']} failed; {learning['seconds']:.0f} s.", "",
-              "| role | requests | input tokens | output tokens |", "|---|---|---|---|"]
+    lines += [
+        "",
+        "## Learning cost",
+        "",
+        f"{learning['samples']} samples: {learning['learned']} learned from, {learning['nothing_learned']} "
+        f"taught nothing, {learning['failed']} failed; {learning['seconds']:.0f} s.",
+        "",
+        "| role | requests | input tokens | output tokens |",
+        "|---|---|---|---|",
+    ]
     for role, usage in learning["usage"].items():
         lines.append(f"| {role} | {usage['requests']} | {usage['input_tokens']} | {usage['output_tokens']} |")
     if data["icl"] is not None:
         icl = data["icl"]
-        lines += ["", f"The icl arm's context holds {icl['included']} of {icl['available']} training experiences, "
-                      f"{icl['tokens']} tokens (budget {icl['budget']})."]
+        lines += [
+            "",
+            f"The icl arm's context holds {icl['included']} of {icl['available']} training experiences, "
+            f"{icl['tokens']} tokens (budget {icl['budget']}).",
+        ]
     if report.failures:
         lines += ["", "## Failures", "", *(f"- {line}" for line in report.failures)]
-    lines += ["", "## Phases", "", "| phase | seconds | role | requests | input tokens | output tokens |",
-              "|---|---|---|---|---|---|"]
+    lines += [
+        "",
+        "## Phases",
+        "",
+        "| phase | seconds | role | requests | input tokens | output tokens |",
+        "|---|---|---|---|---|---|",
+    ]
     for phase in data["phases"]:
         for role, usage in phase["usage"].items():
-            lines.append(f"| {phase['name']} | {phase['seconds']:.0f} | {role} | {usage['requests']} | "
-                         f"{usage['input_tokens']} | {usage['output_tokens']} |")
-    lines += ["", "## Answers", "", "| item | kind | expected | " + " | ".join(data["scores"]) + " |",
-              "|---|---|---|" + "---|" * len(data["scores"])]
+            lines.append(
+                f"| {phase['name']} | {phase['seconds']:.0f} | {role} | {usage['requests']} | "
+                f"{usage['input_tokens']} | {usage['output_tokens']} |"
+            )
+    lines += [
+        "",
+        "## Answers",
+        "",
+        "| item | kind | expected | " + " | ".join(data["scores"]) + " |",
+        "|---|---|---|" + "---|" * len(data["scores"]),
+    ]
     for row in data["per_item"]:
         cells = ["".join("✓" if a["correct"] else "✗" for a in row["answers"][arm]) for arm in data["scores"]]
         lines.append(f"| {row['id']} | {row['kind']} | `{row['expected']}` | " + " | ".join(cells) + " |")
@@ -285,8 +350,9 @@ def _skills_markdown(data: dict[str, Any]) -> list[str]:
     attribution = {row["id"]: row for row in data["attribution"]}
     for skill in data["skills"]:
         row = attribution[skill["id"]]
-        rates = " / ".join("-" if r is None else f"{r:.2f}" for r in
-                           (row["accuracy_injected"], row["accuracy_not_injected"]))
+        rates = " / ".join(
+            "-" if r is None else f"{r:.2f}" for r in (row["accuracy_injected"], row["accuracy_not_injected"])
+        )
         reached = ", ".join(f"{kind} x{count}" for kind, count in row["injected_by_kind"].items()) or "nothing"
         lines += [
             f"- **{skill['id']}** ({skill['section']}; keywords: {', '.join(skill['keywords'])})",

@@ -52,7 +52,11 @@ _SCRIPTED: dict[BenchRole, Callable[[], Model]] = {
 }
 
 COMPARISONS: tuple[tuple[Arm, Arm], ...] = (
-    ("learned", "none"), ("learned", "icl"), ("learned", "oracle"), ("all", "none"), ("icl", "none"),
+    ("learned", "none"),
+    ("learned", "icl"),
+    ("learned", "oracle"),
+    ("all", "none"),
+    ("icl", "none"),
     ("oracle", "none"),
 )
 """The paired differences reported (arm, baseline), each when both arms ran: what learning adds,
@@ -102,8 +106,11 @@ class BenchReport:
     def failures(self) -> tuple[str, ...]:
         """One line per unusable input line, failed learning sample and answer that raised."""
         lines = list(self.task_set.problems)
-        lines += [f"learning epoch {o.epoch}: {o.task_id or o.trace_uid}: {o.detail}" for o in self.learning
-                  if o.status == "failed"]
+        lines += [
+            f"learning epoch {o.epoch}: {o.task_id or o.trace_uid}: {o.detail}"
+            for o in self.learning
+            if o.status == "failed"
+        ]
         for arm, score in self.scores.items():
             lines += [f"arm {arm}: {failure}" for failure in score.failures]
         return tuple(lines)
@@ -118,7 +125,10 @@ class BenchReport:
 
 
 def run_bench(
-    config: BenchConfig, task_set: TaskSet, *, log: Callable[[str], None] = print,
+    config: BenchConfig,
+    task_set: TaskSet,
+    *,
+    log: Callable[[str], None] = print,
     models: Mapping[BenchRole, Model] | None = None,
 ) -> BenchReport:
     """Run the phases of the module docstring on one event loop; `log` receives progress lines.
@@ -132,7 +142,10 @@ def run_bench(
 
 
 async def run_bench_async(
-    config: BenchConfig, task_set: TaskSet, *, log: Callable[[str], None] = print,
+    config: BenchConfig,
+    task_set: TaskSet,
+    *,
+    log: Callable[[str], None] = print,
     models: Mapping[BenchRole, Model] | None = None,
 ) -> BenchReport:
     """`run_bench` for async callers, on their event loop."""
@@ -144,8 +157,9 @@ async def run_bench_async(
     skillbook = Skillbook()
     agent = Agent(resolved["agent"], settings=config.request_settings("agent"))
     reflector = _reflector(config, resolved["reflector"], skillbook)
-    skill_manager = SkillManager(resolved["skill_manager"], settings=config.request_settings("skill_manager"),
-                                 config=config.agentic_config())
+    skill_manager = SkillManager(
+        resolved["skill_manager"], settings=config.request_settings("skill_manager"), config=config.agentic_config()
+    )
     roles = _Roles(agent, reflector, skill_manager)
     out = config.output_dir
     out.mkdir(parents=True, exist_ok=True)
@@ -156,9 +170,11 @@ async def run_bench_async(
     skills: tuple[Skill, ...] = ()
     experiences: list[Experience] = []
     if config.learns:
-        log(f"learning: {len(train)} training items x {config.train_epochs} epoch(s), feedback {config.feedback} "
+        log(
+            f"learning: {len(train)} training items x {config.train_epochs} epoch(s), feedback {config.feedback} "
             f"(agent {config.agent_model}, {config.reflector_type} reflector {config.reflector_model}, "
-            f"skill manager {config.skill_manager_model})")
+            f"skill manager {config.skill_manager_model})"
+        )
         with measure_phase("learning", meters, phases):
             results = await _learn(config, roles, skillbook, train, log)
         learning = tuple(outcome_of(result) for result in results)
@@ -169,8 +185,10 @@ async def run_bench_async(
         skillbook.save_to_file(skillbook_path)
         skills = tuple(skillbook.skills())
         failed = sum(o.status == "failed" for o in learning)
-        log(f"learning done: {len(skills)} active skills; {sum(o.status == 'learned' for o in learning)} of "
-            f"{len(learning)} samples learned from, {failed} failed")
+        log(
+            f"learning done: {len(skills)} active skills; {sum(o.status == 'learned' for o in learning)} of "
+            f"{len(learning)} samples learned from, {failed} failed"
+        )
 
     icl = icl_block(experiences, config.icl_budget) if "icl" in config.arms else None
     outcomes: dict[str, tuple[ItemOutcome, ...]] = {}
@@ -182,7 +200,8 @@ async def run_bench_async(
     scores = {arm: arm_score(arm, arm_outcomes, items, seed=config.seed) for arm, arm_outcomes in outcomes.items()}
     differences = tuple(
         paired_difference(arm, outcomes[arm], baseline, outcomes[baseline], items, seed=config.seed)
-        for arm, baseline in COMPARISONS if arm in outcomes and baseline in outcomes
+        for arm, baseline in COMPARISONS
+        if arm in outcomes and baseline in outcomes
     )
     return BenchReport(
         config=config,
@@ -197,8 +216,10 @@ async def run_bench_async(
         scores=scores,
         differences=differences,
         phases=tuple(phases),
-        model_settings={role: {"configured": config.request_settings(role).to_dict(),
-                               "sent": meters[role].settings_sent()} for role in BENCH_ROLES},
+        model_settings={
+            role: {"configured": config.request_settings(role).to_dict(), "sent": meters[role].settings_sent()}
+            for role in BENCH_ROLES
+        },
         recoveries={role: dict(getattr(roles, role).recoveries) for role in BENCH_ROLES},
     )
 
@@ -232,7 +253,10 @@ async def _learn(
         reflect_workers=config.max_workers,
     )
     return await ace.run_async(
-        bench_samples(train), epochs=config.train_epochs, workers=config.max_workers, after_step=train_log.hook,
+        bench_samples(train),
+        epochs=config.train_epochs,
+        workers=config.max_workers,
+        after_step=train_log.hook,
         on_epoch_end=end_epoch,
     )
 
@@ -260,8 +284,10 @@ async def _run_arm(
         for sample in samples:
             rule = item_of(sample).rule
             by_rule.setdefault(rule if rule in task_set.rules else None, []).append(sample)
-        groups = [(oracle_skillbook(rule, task_set.rules) if rule is not None else Skillbook(), "all", group)
-                  for rule, group in by_rule.items()]
+        groups = [
+            (oracle_skillbook(rule, task_set.rules) if rule is not None else Skillbook(), "all", group)
+            for rule, group in by_rule.items()
+        ]
     else:
         groups = [(Skillbook(), "all", samples)]
     outcomes: list[ItemOutcome] = []
@@ -289,7 +315,10 @@ def _item_outcome(sample: Sample, result: SampleResult) -> ItemOutcome:
         error = f"{result.failed_at}: {type(result.error).__name__}: {result.error}"
         return ItemOutcome(item.id, trial, correct=False, answer=None, error=error)
     return ItemOutcome(
-        item.id, trial, correct=bool(ctx.trace["metrics"]["correct"]), answer=ctx.agent_output.answer,
+        item.id,
+        trial,
+        correct=bool(ctx.trace["metrics"]["correct"]),
+        answer=ctx.agent_output.answer,
         injected_skill_ids=tuple(ctx.injected_skill_ids),
     )
 

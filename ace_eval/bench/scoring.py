@@ -101,7 +101,11 @@ class PairedDifference:
 
 
 def arm_score(
-    arm: str, outcomes: Sequence[ItemOutcome], items: Mapping[str, BenchItem], *, seed: int = 0,
+    arm: str,
+    outcomes: Sequence[ItemOutcome],
+    items: Mapping[str, BenchItem],
+    *,
+    seed: int = 0,
     n_bootstrap: int = 2000,
 ) -> ArmScore:
     """Score `outcomes` (every pair of one arm). Raises UsageError for no outcome or an unknown item."""

@@ -78,8 +78,12 @@ def scripted_skill_manager() -> FunctionModel:
             if isinstance(found, list) and found:
                 update = {"skill_id": found[0]["id"], "issue": found[0]["issue"], "insight": insight}
                 return ModelResponse(parts=[ToolCallPart("update_skill", update)])
-            add = {"section": "context", "issue": f"Tasks like: {question[:160]}", "keywords": _keywords(question),
-                   "insight": insight}
+            add = {
+                "section": "context",
+                "issue": f"Tasks like: {question[:160]}",
+                "keywords": _keywords(question),
+                "insight": insight,
+            }
             return ModelResponse(parts=[ToolCallPart("add_skill", add)])
         return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "curated the skill of this task"})])
 

@@ -36,34 +36,49 @@ def register(parser: argparse.ArgumentParser) -> None:
         "simulation failed; 2: bad input."
     )
     parser.add_argument("--benchmark", default="tau-bench-airline", choices=["tau-bench-airline"])
-    parser.add_argument("--traces", nargs="+", type=Path, default=[], help="tau2 Results files or folders (offline learning)")
+    parser.add_argument(
+        "--traces", nargs="+", type=Path, default=[], help="tau2 Results files or folders (offline learning)"
+    )
     parser.add_argument("--output-dir", type=Path, help="run folder (default: results/e2e/run_<id>)")
     add_role_model_flags(parser, _FLAG_ROLES, everyone="every role")
     parser.add_argument("--reflector-type", choices=["rr", "simple"], default="rr")
-    parser.add_argument("--skill-injection", choices=SKILL_INJECTIONS, default="matched",
-                        help="matched: the skills matched to the user's first message (default); all: every "
-                             "active skill; tool: ids and issues listed, insights read with a read_skill tool")
-    parser.add_argument("--skills-limit", type=positive_int, default=3, help="most skills 'matched' injects (default 3)")
-    parser.add_argument("--train-epochs", type=positive_int,
-                        help="passes over the train split (default 2), or over --traces (default 1)")
+    parser.add_argument(
+        "--skill-injection",
+        choices=SKILL_INJECTIONS,
+        default="matched",
+        help="matched: the skills matched to the user's first message (default); all: every "
+        "active skill; tool: ids and issues listed, insights read with a read_skill tool",
+    )
+    parser.add_argument(
+        "--skills-limit", type=positive_int, default=3, help="most skills 'matched' injects (default 3)"
+    )
+    parser.add_argument(
+        "--train-epochs",
+        type=positive_int,
+        help="passes over the train split (default 2), or over --traces (default 1)",
+    )
     parser.add_argument("--num-trials", type=positive_int, default=1)
     parser.add_argument("--max-num-steps", type=positive_int, default=200)
     parser.add_argument("--max-workers", type=positive_int, default=4)
     parser.add_argument("--task-limit", type=positive_int, help="use only the first N tasks of each split")
     parser.add_argument("--no-benchmark", action="store_true", help="stop after learning the skillbook")
-    parser.add_argument("--allow-test-overlap", action="store_true",
-                        help="learn from --traces that hold test-split tasks although the benchmark runs on them")
+    parser.add_argument(
+        "--allow-test-overlap",
+        action="store_true",
+        help="learn from --traces that hold test-split tasks although the benchmark runs on them",
+    )
     add_span_options(parser)
     parser.add_argument("--verbose", action="store_true", help="also print per-task tables")
     parser.set_defaults(handler=_run)
 
 
-
 def register_verify(verify: argparse.ArgumentParser) -> None:
     """Fill the parser of `ace-eval verify`."""
-    verify.description = ("The Skillbook v2 smoke checks on RUN_DIR/skillbook.json plus counters consistent with "
-                          "the injections recorded in RUN_DIR/train/. Exit 0 when it passes, 1 naming the failing "
-                          "skill ids.")
+    verify.description = (
+        "The Skillbook v2 smoke checks on RUN_DIR/skillbook.json plus counters consistent with "
+        "the injections recorded in RUN_DIR/train/. Exit 0 when it passes, 1 naming the failing "
+        "skill ids."
+    )
     verify.add_argument("run_dir", type=Path, metavar="RUN_DIR")
     verify.set_defaults(handler=_verify)
 
@@ -87,8 +102,10 @@ def _run(args: argparse.Namespace) -> int:
 
     offline = [role for role in config.running_roles() if config.model_of(role) in OFFLINE_MODELS]
     if offline:
-        print(f"note: {', '.join(offline)} run on offline scripted models (not LLMs): this run measures the "
-              "plumbing of the loop, not learning")
+        print(
+            f"note: {', '.join(offline)} run on offline scripted models (not LLMs): this run measures the "
+            "plumbing of the loop, not learning"
+        )
     try:
         with exporting_spans(args):
             report = run_e2e(config, log=tqdm.write)
@@ -156,8 +173,10 @@ def _print_report(report: E2EReport, problems: list[str], *, verbose: bool) -> N
         print(f"verify problem: {problem}")
     failed = len(report.learning) - report.traces_learned - report.traces_nothing_learned
     print(f"\nskillbook: {report.skills} active skills -> {report.skillbook_path}")
-    print(f"traces: {len(report.learning)}; learned from {report.traces_learned}, nothing learned "
-          f"{report.traces_nothing_learned}, failed {failed}")
+    print(
+        f"traces: {len(report.learning)}; learned from {report.traces_learned}, nothing learned "
+        f"{report.traces_nothing_learned}, failed {failed}"
+    )
     if report.paired is not None:
         print(f"\n== benchmark: {report.config.test_split} split, paired ==\n{format_paired(report.paired)}")
         if verbose:

@@ -25,6 +25,7 @@ class E2EInputError(UsageError):
     """A setting or an input file of `ace-eval e2e` is wrong; found before any model is called.
     The message names the problem and the fix."""
 
+
 Role = Literal["agent", "user", "reflector", "skill_manager"]
 """The four roles of a run, each with its own model."""
 ROLES: tuple[Role, ...] = ("agent", "user", "reflector", "skill_manager")
@@ -119,13 +120,16 @@ class E2EConfig:
         default = {
             "agent": LLMAgent.DEFAULT_SETTINGS,
             "user": UserSimulator.DEFAULT_SETTINGS,
-            "reflector": RecursiveReflector.DEFAULT_SETTINGS if self.reflector_type == "rr" else Reflector.DEFAULT_SETTINGS,
+            "reflector": RecursiveReflector.DEFAULT_SETTINGS
+            if self.reflector_type == "rr"
+            else Reflector.DEFAULT_SETTINGS,
             "skill_manager": SkillManager.DEFAULT_SETTINGS,
         }[role]
         from ace.models import RequestSettings
 
-        everyone = RequestSettings(max_output_tokens=self.max_output_tokens, temperature=self.temperature,
-                                   timeout_seconds=self.request_timeout)
+        everyone = RequestSettings(
+            max_output_tokens=self.max_output_tokens, temperature=self.temperature, timeout_seconds=self.request_timeout
+        )
         return layered_settings(default, everyone=everyone, own=self.role_settings.get(role))
 
     def running_roles(self) -> tuple[Role, ...]:
@@ -139,7 +143,10 @@ class E2EConfig:
         model lacks its provider credential (not checked with `api_base` or `api_key`: a local
         server, or a key given). Cheap: it loads no role and no model client."""
         try:
-            check_role_models({role: self.model_of(role) for role in self.running_roles()},
-                              api_base=self.api_base, api_key=self.api_key)
+            check_role_models(
+                {role: self.model_of(role) for role in self.running_roles()},
+                api_base=self.api_base,
+                api_key=self.api_key,
+            )
         except UsageError as exc:
             raise E2EInputError(str(exc)) from None

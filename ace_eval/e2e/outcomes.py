@@ -209,12 +209,15 @@ def _run_facts(ctx: ACEStepContext) -> tuple[str | None, int | None, float | Non
     return task_id, trial, reward
 
 
-def learning_summary(active_skills: int, learning: tuple[SampleOutcome, ...],
-                     unusable: tuple[SampleOutcome, ...]) -> str:
+def learning_summary(
+    active_skills: int, learning: tuple[SampleOutcome, ...], unusable: tuple[SampleOutcome, ...]
+) -> str:
     """The line `ace-eval e2e` prints when learning is done: active skills, and the traces learned
     from, that taught nothing, and that failed (`unusable`: inputs of `--traces` that could not be used)."""
     learned = sum(o.status == "learned" for o in learning)
     failed = sum(o.status == "failed" for o in learning)
     unusable_inputs = f" (of which {len(unusable)} unusable --traces inputs)" if unusable else ""
-    return (f"learning done: {active_skills} active skills; {learned} of {len(learning)} traces learned "
-            f"from, {len(learning) - learned - failed} taught nothing, {failed} failed{unusable_inputs}")
+    return (
+        f"learning done: {active_skills} active skills; {learned} of {len(learning)} traces learned "
+        f"from, {len(learning) - learned - failed} taught nothing, {failed} failed{unusable_inputs}"
+    )

@@ -116,8 +116,12 @@ def paired_comparison(
     only_with_skills = sum(is_success(o.reward) and not succeeded[(o.task_id, o.trial)] for o in with_skills)
     only_baseline = sum(not is_success(o.reward) and succeeded[(o.task_id, o.trial)] for o in with_skills)
     changes = [
-        TaskChange(task_id=base.task_id, trials=base.trials, baseline_successes=base.successes,
-                   with_skills_successes=skills.successes)
+        TaskChange(
+            task_id=base.task_id,
+            trials=base.trials,
+            baseline_successes=base.successes,
+            with_skills_successes=skills.successes,
+        )
         for base, skills in rows
         if base.successes != skills.successes
     ]
@@ -127,7 +131,9 @@ def paired_comparison(
         difference=skills_metrics.pass_hat_k[1] - base_metrics.pass_hat_k[1],
         difference_ci95=bootstrap_ci(
             [skills.pass_hat[1] - base.pass_hat[1] for base, skills in rows],
-            n_bootstrap=n_bootstrap, seed=seed, confidence=confidence,
+            n_bootstrap=n_bootstrap,
+            seed=seed,
+            confidence=confidence,
         ),
         mcnemar_p=mcnemar_exact_p(only_with_skills, only_baseline),
         newly_passing=tuple(c for c in changes if c.with_skills_successes > c.baseline_successes),
@@ -141,16 +147,18 @@ def format_paired(comparison: PairedComparison) -> str:
     """Plain text for a terminal: each arm's summary, the difference with its interval, the tasks
     that changed (`id (baseline successes/trials -> with skills successes/trials)`), and failed trials."""
     low, high = comparison.difference_ci95
-    return "\n".join([
-        "baseline (no skills): " + format_summary(comparison.baseline).replace("\n", "\n  "),
-        "with skills: " + format_summary(comparison.with_skills).replace("\n", "\n  "),
-        f"difference in pass^1 {comparison.difference:+.3f}  paired 95% CI [{low:+.3f}, {high:+.3f}]  "
-        f"exact McNemar p={comparison.mcnemar_p:.3g}",
-        f"newly passing ({len(comparison.newly_passing)}): {_changes(comparison.newly_passing)}",
-        f"newly failing ({len(comparison.newly_failing)}): {_changes(comparison.newly_failing)}",
-        f"failed trials (scored 0): baseline {len(comparison.baseline_failures)}, "
-        f"with skills {len(comparison.with_skills_failures)}",
-    ])
+    return "\n".join(
+        [
+            "baseline (no skills): " + format_summary(comparison.baseline).replace("\n", "\n  "),
+            "with skills: " + format_summary(comparison.with_skills).replace("\n", "\n  "),
+            f"difference in pass^1 {comparison.difference:+.3f}  paired 95% CI [{low:+.3f}, {high:+.3f}]  "
+            f"exact McNemar p={comparison.mcnemar_p:.3g}",
+            f"newly passing ({len(comparison.newly_passing)}): {_changes(comparison.newly_passing)}",
+            f"newly failing ({len(comparison.newly_failing)}): {_changes(comparison.newly_failing)}",
+            f"failed trials (scored 0): baseline {len(comparison.baseline_failures)}, "
+            f"with skills {len(comparison.with_skills_failures)}",
+        ]
+    )
 
 
 def paired_to_dict(comparison: PairedComparison) -> dict[str, Any]:
@@ -181,8 +189,11 @@ def _check_pairs(baseline: Sequence[TrialOutcome], with_skills: Sequence[TrialOu
     only_baseline = _sorted_pairs(keys["baseline"] - keys["with_skills"])
     only_with_skills = _sorted_pairs(keys["with_skills"] - keys["baseline"])
     if only_baseline or only_with_skills:
-        parts = [f"only in {arm}: {_names(pairs)}" for arm, pairs in
-                 (("baseline", only_baseline), ("with_skills", only_with_skills)) if pairs]
+        parts = [
+            f"only in {arm}: {_names(pairs)}"
+            for arm, pairs in (("baseline", only_baseline), ("with_skills", only_with_skills))
+            if pairs
+        ]
         raise UsageError(f"{'; '.join(parts)}; both arms must run the same tasks and trials")
 
 
@@ -211,6 +222,9 @@ def _names(pairs: list[tuple[str, int]]) -> str:
 
 
 def _changes(changes: tuple[TaskChange, ...]) -> str:
-    return ", ".join(
-        f"{c.task_id} ({c.baseline_successes}/{c.trials} -> {c.with_skills_successes}/{c.trials})" for c in changes
-    ) or "none"
+    return (
+        ", ".join(
+            f"{c.task_id} ({c.baseline_successes}/{c.trials} -> {c.with_skills_successes}/{c.trials})" for c in changes
+        )
+        or "none"
+    )

@@ -56,7 +56,9 @@ def check_config(config: E2EConfig) -> None:
         except ValueError as exc:
             raise E2EInputError(f"request settings of the {role.replace('_', ' ')}: {exc}") from exc
     if config.skill_injection not in SKILL_INJECTIONS:
-        raise E2EInputError(f"skill_injection must be one of {', '.join(SKILL_INJECTIONS)}; got {config.skill_injection!r}")
+        raise E2EInputError(
+            f"skill_injection must be one of {', '.join(SKILL_INJECTIONS)}; got {config.skill_injection!r}"
+        )
     config.check_roles()
 
 
@@ -132,8 +134,12 @@ def _trace(file: Path, results: Results, simulation: SimulationRun) -> dict[str,
     task = next((task for task in results.tasks if task.id == simulation.task_id), None)
     where = f"{file}: simulation {quote(simulation.id)}"
     if task is None:
-        return UnusableTrace(str(file), f"{where} is of task {quote(simulation.task_id)}, which the file's tasks "
-                             "do not include", simulation.task_id, simulation.trial)
+        return UnusableTrace(
+            str(file),
+            f"{where} is of task {quote(simulation.task_id)}, which the file's tasks do not include",
+            simulation.task_id,
+            simulation.trial,
+        )
     if simulation.reward_info is None:
         try:
             simulation.reward_info = evaluate_simulation(task, simulation.messages, simulation.termination_reason)

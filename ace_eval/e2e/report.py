@@ -80,17 +80,18 @@ def report_dict(report: E2EReport, *, problems: list[str]) -> dict[str, Any]:
         "benchmark": paired_to_dict(report.paired) if report.paired else None,
         "skills_attribution": _attribution(report, skillbook),
         "phases": [
-            {"name": phase.name, "seconds": round(phase.seconds, 3),
-             "usage": {role: totals.to_dict() for role, totals in phase.usage.items()}}
+            {
+                "name": phase.name,
+                "seconds": round(phase.seconds, 3),
+                "usage": {role: totals.to_dict() for role, totals in phase.usage.items()},
+            }
             for phase in report.phases
         ],
     }
 
 
 def _attribution(report: E2EReport, skillbook: Skillbook) -> list[dict[str, Any]]:
-    trained = Counter(
-        skill_id for o in report.learning if not o.simulation_failed for skill_id in o.injected_skill_ids
-    )
+    trained = Counter(skill_id for o in report.learning if not o.simulation_failed for skill_id in o.injected_skill_ids)
     injected_in = _benchmark_injections(report)
     outcomes = report.benchmark_outcomes.get("with_skills", ())
     rows = []
@@ -174,8 +175,11 @@ def _versions() -> dict[str, str | None]:
 def _markdown(report: E2EReport, full: dict[str, Any]) -> str:
     lines = [f"# ace-eval e2e run: {report.config.output_dir.name}", ""]
     if report.plumbing_only:
-        lines += ["**Plumbing only**: at least one role ran on an offline scripted model (not an LLM); these "
-                  "figures show the loop works, not that it learns.", ""]
+        lines += [
+            "**Plumbing only**: at least one role ran on an offline scripted model (not an LLM); these "
+            "figures show the loop works, not that it learns.",
+            "",
+        ]
     lines += [
         f"- exit status: {full['exit_status']} ({len(report.failures)} failure(s), "
         f"{len(full['verify_problems'])} verify problem(s))",
@@ -199,12 +203,18 @@ def _markdown(report: E2EReport, full: dict[str, Any]) -> str:
 
 
 def _skill_table(rows: list[dict[str, Any]]) -> list[str]:
-    lines = ["## Skills", "", "| skill | issue | active | injected train / bench | pass rate injected / not "
-             "| helpful / harmful / neutral | learned from |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "## Skills",
+        "",
+        "| skill | issue | active | injected train / bench | pass rate injected / not "
+        "| helpful / harmful / neutral | learned from |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
-        rates = " / ".join("-" if r is None else f"{r:.2f}" for r in
-                           (row["benchmark_pass_rate_injected"], row["benchmark_pass_rate_not_injected"]))
+        rates = " / ".join(
+            "-" if r is None else f"{r:.2f}"
+            for r in (row["benchmark_pass_rate_injected"], row["benchmark_pass_rate_not_injected"])
+        )
         lines.append(
             f"| {row['id']} | {_cell(row['issue'])} | {'yes' if row['active'] else 'no'} | "
             f"{row['injected_in_training']} / "
@@ -215,12 +225,24 @@ def _skill_table(rows: list[dict[str, Any]]) -> list[str]:
 
 
 def _phase_table(phases: list[dict[str, Any]]) -> list[str]:
-    lines = ["", "## Phases", "", "| phase | seconds | role | requests | input tokens | output tokens | cost (USD) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "",
+        "## Phases",
+        "",
+        "| phase | seconds | role | requests | input tokens | output tokens | cost (USD) |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for phase in phases:
         for role, usage in phase["usage"].items() or [("-", None)]:
-            cells = ("-",) * 4 if usage is None else (
-                usage["requests"], usage["input_tokens"], usage["output_tokens"],
-                "unknown" if usage["cost_usd"] is None else f"{usage['cost_usd']:.4f}")
+            cells = (
+                ("-",) * 4
+                if usage is None
+                else (
+                    usage["requests"],
+                    usage["input_tokens"],
+                    usage["output_tokens"],
+                    "unknown" if usage["cost_usd"] is None else f"{usage['cost_usd']:.4f}",
+                )
+            )
             lines.append(f"| {phase['name']} | {phase['seconds']} | {role} | " + " | ".join(map(str, cells)) + " |")
     return lines

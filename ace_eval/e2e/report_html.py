@@ -71,31 +71,41 @@ def learning_curve(learning: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]
         graded = [o["reward"] for o in outcomes if o.get("reward") is not None]
         added = sum(1 for o in outcomes for op in o.get("operations", ()) if str(op).startswith("ADD "))
         added_so_far += added
-        rows.append({
-            "epoch": epoch,
-            "samples": len(outcomes),
-            "graded": len(graded),
-            "pass_rate": sum(is_success(r) for r in graded) / len(graded) if graded else None,
-            "learned": sum(1 for o in outcomes if o["status"] == "learned"),
-            "nothing": sum(1 for o in outcomes if o["status"] == "nothing learned"),
-            "failed": sum(1 for o in outcomes if o["status"] == "failed"),
-            "added": added,
-            "added_so_far": added_so_far,
-        })
+        rows.append(
+            {
+                "epoch": epoch,
+                "samples": len(outcomes),
+                "graded": len(graded),
+                "pass_rate": sum(is_success(r) for r in graded) / len(graded) if graded else None,
+                "learned": sum(1 for o in outcomes if o["status"] == "learned"),
+                "nothing": sum(1 for o in outcomes if o["status"] == "nothing learned"),
+                "failed": sum(1 for o in outcomes if o["status"] == "failed"),
+                "added": added,
+                "added_so_far": added_so_far,
+            }
+        )
     return rows
 
 
 def _pass_k_chart(benchmark: Mapping[str, Any]) -> str:
     ks = sorted(benchmark["baseline"]["pass_hat_k"], key=int)
-    chart = new_chart("Bar", colors=_ARM_COLORS, range=(0, 1), legend_at_bottom=True,
-                      title="pass^k per arm with 95% bootstrap intervals")
+    chart = new_chart(
+        "Bar",
+        colors=_ARM_COLORS,
+        range=(0, 1),
+        legend_at_bottom=True,
+        title="pass^k per arm with 95% bootstrap intervals",
+    )
     chart.x_labels = [f"pass^{k}" for k in ks]
     for arm, label in (("baseline", "baseline (no skills)"), ("with_skills", "with skills")):
         metrics = benchmark[arm]
-        chart.add(label, [
-            {"value": metrics["pass_hat_k"][k], "ci": {"low": metrics["ci95"][k][0], "high": metrics["ci95"][k][1]}}
-            for k in ks
-        ])
+        chart.add(
+            label,
+            [
+                {"value": metrics["pass_hat_k"][k], "ci": {"low": metrics["ci95"][k][0], "high": metrics["ci95"][k][1]}}
+                for k in ks
+            ],
+        )
     described = "; ".join(
         f"{label} pass^1 {benchmark[arm]['pass_hat_k']['1']:.3f}"
         for arm, label in (("baseline", "baseline"), ("with_skills", "with skills"))
@@ -106,16 +116,23 @@ def _pass_k_chart(benchmark: Mapping[str, Any]) -> str:
 def _difference_chart(benchmark: Mapping[str, Any]) -> str:
     low, high = benchmark["difference_ci95"]
     difference = benchmark["difference"]
-    chart = new_chart("HorizontalBar", colors=("#0b5cad",), height=160, range=(-1, 1), show_legend=False,
-                      title="pass^1 with skills minus baseline, paired 95% interval")
+    chart = new_chart(
+        "HorizontalBar",
+        colors=("#0b5cad",),
+        height=160,
+        range=(-1, 1),
+        show_legend=False,
+        title="pass^1 with skills minus baseline, paired 95% interval",
+    )
     chart.x_labels = ["difference"]
     chart.add("difference", [{"value": difference, "ci": {"low": low, "high": high}}])
     return chart_svg(chart, f"Difference in pass^1 {difference:+.3f}, paired 95% interval [{low:+.3f}, {high:+.3f}]")
 
 
 def _curve_chart(curve: Sequence[Mapping[str, Any]]) -> str:
-    chart = new_chart("Line", colors=("#0b5cad", "#1a7f37"), range=(0, 1), legend_at_bottom=True,
-                      title="Learning per epoch")
+    chart = new_chart(
+        "Line", colors=("#0b5cad", "#1a7f37"), range=(0, 1), legend_at_bottom=True, title="Learning per epoch"
+    )
     chart.x_labels = [f"epoch {row['epoch']}" for row in curve]
     chart.add("training pass rate", [row["pass_rate"] for row in curve])
     chart.add("share of traces learned from", [row["learned"] / row["samples"] for row in curve])
@@ -131,20 +148,34 @@ def _attribution_chart(attribution: Sequence[Mapping[str, Any]]) -> str | None:
     rows = [row for row in attribution if row["injected_in_benchmark"]][:_ATTRIBUTION_CHART_SKILLS]
     if not rows:
         return None
-    chart = new_chart("HorizontalBar", colors=("#0b5cad", "#57606a"), range=(0, 1), legend_at_bottom=True,
-                      height=120 + 40 * len(rows), title="Benchmark pass rate when a skill was injected vs not")
+    chart = new_chart(
+        "HorizontalBar",
+        colors=("#0b5cad", "#57606a"),
+        range=(0, 1),
+        legend_at_bottom=True,
+        height=120 + 40 * len(rows),
+        title="Benchmark pass rate when a skill was injected vs not",
+    )
     chart.x_labels = [row["id"] for row in rows]
     chart.add("injected", [row["benchmark_pass_rate_injected"] for row in rows])
     chart.add("not injected", [row["benchmark_pass_rate_not_injected"] for row in rows])
-    return chart_svg(chart, f"Bar chart of the benchmark pass rate with and without each of {len(rows)} injected "
-                            "skills. The attribution table lists every value.")
+    return chart_svg(
+        chart,
+        f"Bar chart of the benchmark pass rate with and without each of {len(rows)} injected "
+        "skills. The attribution table lists every value.",
+    )
 
 
 def _phases_chart(phases: Sequence[Mapping[str, Any]]) -> str | None:
     if not phases:
         return None
-    chart = new_chart("HorizontalBar", colors=("#0b5cad",), height=120 + 40 * len(phases), show_legend=False,
-                      title="Wall time per phase (seconds)")
+    chart = new_chart(
+        "HorizontalBar",
+        colors=("#0b5cad",),
+        height=120 + 40 * len(phases),
+        show_legend=False,
+        title="Wall time per phase (seconds)",
+    )
     chart.x_labels = [phase["name"] for phase in phases]
     chart.add("seconds", [phase["seconds"] for phase in phases])
     return chart_svg(chart, "Bar chart of the wall time of each phase. The table lists every value.")
@@ -154,8 +185,10 @@ def _phase_rows(phases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     rows = []
     for phase in phases:
         usage = phase.get("usage", {})
-        totals = {key: sum(role.get(key) or 0 for role in usage.values())
-                  for key in ("requests", "input_tokens", "output_tokens")}
+        totals = {
+            key: sum(role.get(key) or 0 for role in usage.values())
+            for key in ("requests", "input_tokens", "output_tokens")
+        }
         costs = [role.get("cost_usd") for role in usage.values()]
         cost = None if not costs or any(c is None for c in costs) else sum(costs)
         rows.append({"name": phase["name"], "seconds": phase["seconds"], "roles": usage, "cost": cost, **totals})

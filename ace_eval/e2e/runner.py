@@ -95,7 +95,9 @@ class E2EReport:
     def failures(self) -> tuple[str, ...]:
         """One line per failed learning sample or benchmark simulation."""
         lines = [
-            f"--traces: {o.detail}" if _is_unusable_input(o) else f"learning epoch {o.epoch}: {_sample_label(o)}: {o.detail}"
+            f"--traces: {o.detail}"
+            if _is_unusable_input(o)
+            else f"learning epoch {o.epoch}: {_sample_label(o)}: {o.detail}"
             for o in self.learning
             if o.status == "failed"
         ]
@@ -142,7 +144,9 @@ async def run_e2e_async(
     with measure_phase("learning", meters, phases):
         reflector = _reflector(config, models["reflector"], skillbook)
         skill_manager = _skill_manager(config, models["skill_manager"])
-        results = await _learn(config, models, skillbook, (reflector, skill_manager), (traces, unusable), train_tasks, log)
+        results = await _learn(
+            config, models, skillbook, (reflector, skill_manager), (traces, unusable), train_tasks, log
+        )
     skillbook_path = _save_with_vectors(skillbook, out / "skillbook.json")
     learning = unusable + tuple(outcome_of(result) for result in results)
     log(learning_summary(len(skillbook.skills()), learning, unusable))
@@ -155,7 +159,9 @@ async def run_e2e_async(
             log(f"benchmark: {config.test_split} split, {arm.replace('_', ' ')} ({len(samples)} simulations)")
             with measure_phase(f"benchmark: {arm.replace('_', ' ')}", meters, phases):
                 arm_results = await _benchmark(config, models, book, arm, samples, test_tasks)
-            outcomes[arm] = tuple(_trial_outcome(sample.metadata, result) for sample, result in zip(samples, arm_results))
+            outcomes[arm] = tuple(
+                _trial_outcome(sample.metadata, result) for sample, result in zip(samples, arm_results)
+            )
         paired = paired_comparison(outcomes["baseline"], outcomes["with_skills"])
     return E2EReport(
         config=config,
@@ -169,8 +175,10 @@ async def run_e2e_async(
             role: {"configured": config.request_settings(role).to_dict(), "sent": meters[role].settings_sent()}
             for role in config.running_roles()
         },
-        recoveries={role: {event: count for event, count in agent.recoveries.items()}
-                    for role, agent in (("reflector", reflector), ("skill_manager", skill_manager))},
+        recoveries={
+            role: {event: count for event, count in agent.recoveries.items()}
+            for role, agent in (("reflector", reflector), ("skill_manager", skill_manager))
+        },
     )
 
 
@@ -198,20 +206,26 @@ async def _learn(
     def end_epoch(epoch: int, results: list[SampleResult]) -> None:
         skillbook.save_to_file(out / "checkpoints" / f"epoch_{epoch}.json")
         failed = sum(outcome_of(result).status == "failed" for result in results)
-        log(f"epoch {epoch}/{epochs} done: {len(skillbook.skills())} active skills, {failed} of its {len(results)} "
-            "traces failed")
+        log(
+            f"epoch {epoch}/{epochs} done: {len(skillbook.skills())} active skills, {failed} of its {len(results)} "
+            "traces failed"
+        )
         if epoch < epochs and results_log is not None:
             results_log.open(out / "train" / f"epoch_{epoch + 1}.json")
 
     if results_log is None:
         skipped = f" ({len(unusable)} unusable input(s) recorded as failures)" if unusable else ""
-        log(f"learning offline from {len(traces)} recorded simulations{skipped}, {epochs} epoch(s) "
-            f"({config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})")
+        log(
+            f"learning offline from {len(traces)} recorded simulations{skipped}, {epochs} epoch(s) "
+            f"({config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})"
+        )
         return await _learn_offline(config, skillbook, learners, traces, train_log, end_epoch)
     samples = tau2_samples(train_tasks, trials=config.num_trials)
-    log(f"learning online: {config.train_split} split, {len(samples)} simulations x {epochs} epoch(s), "
+    log(
+        f"learning online: {config.train_split} split, {len(samples)} simulations x {epochs} epoch(s), "
         f"skills {config.skill_injection} (agent {config.agent_model}, user {config.user_model}, "
-        f"{config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})")
+        f"{config.reflector_type} reflector {config.reflector_model}, skill manager {config.skill_manager_model})"
+    )
     ace = ACE.from_roles(
         agent=_tau2_agent(config, models, results_log),
         environment=Tau2Environment(),
@@ -300,7 +314,9 @@ def _info(config: E2EConfig) -> dict[str, Any]:
 def _trial_outcome(metadata: Any, result: SampleResult) -> TrialOutcome:
     task_id, trial = str(metadata["task"].id), int(metadata["trial"])
     if result.error is not None or result.output is None:
-        return TrialOutcome(task_id, trial, 0.0, error=f"{result.failed_at}: {type(result.error).__name__}: {result.error}")
+        return TrialOutcome(
+            task_id, trial, 0.0, error=f"{result.failed_at}: {type(result.error).__name__}: {result.error}"
+        )
     assert isinstance(result.output, ACEStepContext)
     return TrialOutcome(task_id, trial, float(result.output.trace["metrics"]["reward"]))
 
@@ -330,8 +346,9 @@ def _model(config: E2EConfig, role: Role, meter: UsageMeter) -> Model:
     if scripted_factory is None:  # the reflector's scripted model depends on the reflector type
         rr = config.reflector_type == "rr"
         scripted_factory = scripted.scripted_recursive_reflector if rr else scripted.scripted_reflector
-    server = ModelServer(api_base=config.api_base, api_key=config.api_key,
-                         cache_prompts=config.cache_prompts, cache_ttl=config.cache_ttl)
+    server = ModelServer(
+        api_base=config.api_base, api_key=config.api_key, cache_prompts=config.cache_prompts, cache_ttl=config.cache_ttl
+    )
     try:
         return resolve_role_model(config.model_of(role), role, meter, server=server, scripted=scripted_factory)
     except UsageError as exc:

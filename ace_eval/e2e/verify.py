@@ -47,13 +47,19 @@ def _shape_problems(skillbook: Skillbook, path: Path) -> list[str]:
     if active and not embedding_sidecar_path(path).exists():
         problems.append(f"{embedding_sidecar_path(path)} is missing (the skillbook has {len(active)} active skills)")
     else:
-        _add(problems, "active skills without a vector in the .embeddings.npz sidecar",
-             [s.id for s in active if s.embedding is None])
+        _add(
+            problems,
+            "active skills without a vector in the .embeddings.npz sidecar",
+            [s.id for s in active if s.embedding is None],
+        )
     every = skillbook.skills(include_inactive=True)
     _add(problems, "skills without an occurrence", [s.id for s in every if not s.occurrences])
     _add(problems, "skills without a keyword", [s.id for s in every if not s.keywords])
-    _add(problems, "context skills without an insight",
-         [s.id for s in every if s.section == "context" and not (s.insight or "").strip()])
+    _add(
+        problems,
+        "context skills without an insight",
+        [s.id for s in every if s.section == "context" and not (s.insight or "").strip()],
+    )
     return problems
 
 
@@ -72,13 +78,26 @@ def _counter_problems(skillbook: Skillbook, injections: dict[str, set[str]]) -> 
     skills = skillbook.skills(include_inactive=True)
     unknown = sorted(set(injections) - {s.id for s in skills})
     _add(problems, "skills injected in training but missing from the skillbook", unknown)
-    _add(problems, "used_count differs from the training simulations that injected the skill",
-         [f"{s.id} ({s.used_count} vs {len(injections.get(s.id, ()))})"
-          for s in skills if s.used_count != len(injections.get(s.id, ()))])
+    _add(
+        problems,
+        "used_count differs from the training simulations that injected the skill",
+        [
+            f"{s.id} ({s.used_count} vs {len(injections.get(s.id, ()))})"
+            for s in skills
+            if s.used_count != len(injections.get(s.id, ()))
+        ],
+    )
     _add(problems, "tag counters differ from the skill's TAG occurrences", [s.id for s in skills if not _tags_agree(s)])
-    _add(problems, "TAG occurrences naming a trace that did not inject the skill",
-         [f"{s.id} ({o.trace_uid})" for s in skills for o in s.occurrences
-          if o.operation_type == "TAG" and o.trace_uid not in injections.get(s.id, set())])
+    _add(
+        problems,
+        "TAG occurrences naming a trace that did not inject the skill",
+        [
+            f"{s.id} ({o.trace_uid})"
+            for s in skills
+            for o in s.occurrences
+            if o.operation_type == "TAG" and o.trace_uid not in injections.get(s.id, set())
+        ],
+    )
     return problems
 
 

@@ -178,7 +178,9 @@ def _analysis(prompt: str, *, evidence: str) -> dict[str, str]:
     seen = f" The trace shows: {evidence}." if evidence else ""
     return {
         "reasoning": f"Feedback: {feedback}.{seen}",
-        "error_identification": "none; the task was completed" if succeeded else f"the request was not completed ({feedback})",
+        "error_identification": "none; the task was completed"
+        if succeeded
+        else f"the request was not completed ({feedback})",
         "root_cause_analysis": "n/a" if succeeded else "the agent stopped before taking the actions the policy allows",
         "correct_approach": "keep doing the same" if succeeded else "verify the user, check the policy, then act",
         "key_insight": (

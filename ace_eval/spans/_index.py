@@ -10,7 +10,14 @@ from typing import Any
 from ace_eval.spans._reader import Span
 
 __all__ = [
-    "MEMORY_OPERATIONS", "OTHER_ROLE", "SESSION_ROLES", "SpanIndex", "is_chat", "is_memory", "is_step", "is_tool_call",
+    "MEMORY_OPERATIONS",
+    "OTHER_ROLE",
+    "SESSION_ROLES",
+    "SpanIndex",
+    "is_chat",
+    "is_memory",
+    "is_step",
+    "is_tool_call",
     "skill_ids",
 ]
 

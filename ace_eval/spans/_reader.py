@@ -125,8 +125,10 @@ def _kept_attributes(raw: Any) -> dict[str, Any]:
     kept = {}
     for item in raw:
         key = sys.intern(item["key"])
-        if key.startswith("ace.") or key in _CONTENT_KEYS or (
-            key.startswith("gen_ai.") and key not in _DROPPED_GEN_AI_KEYS
+        if (
+            key.startswith("ace.")
+            or key in _CONTENT_KEYS
+            or (key.startswith("gen_ai.") and key not in _DROPPED_GEN_AI_KEYS)
         ):
             kept[key] = _cut(_decode_value(item.get("value", {}), key))
     return kept

@@ -25,10 +25,22 @@ from ace_eval.spans._reader import ReadResult, Span
 
 __all__ = ["iso_time", "skill_report", "summary_report", "trace_report"]
 
-_COUNTED = {"ADD": "created", "UPDATE": "updated", "TAG": "tagged", "MARK_USED": "used",
-            "REMOVE": "removed", "PURGE": "removed", "SEARCH": "retrieved", "MATCH": "retrieved"}
-_FALLBACK_OPERATION = {"create_memory": "ADD", "update_memory": "UPDATE", "delete_memory": "REMOVE",
-                       "search_memory": "SEARCH"}
+_COUNTED = {
+    "ADD": "created",
+    "UPDATE": "updated",
+    "TAG": "tagged",
+    "MARK_USED": "used",
+    "REMOVE": "removed",
+    "PURGE": "removed",
+    "SEARCH": "retrieved",
+    "MATCH": "retrieved",
+}
+_FALLBACK_OPERATION = {
+    "create_memory": "ADD",
+    "update_memory": "UPDATE",
+    "delete_memory": "REMOVE",
+    "search_memory": "SEARCH",
+}
 _READS = frozenset({"SEARCH", "MATCH"})
 FAILED_SHOWN = 5
 """How many failed spans the summary lists by name."""
@@ -72,18 +84,20 @@ def skill_report(index: SpanIndex, skill_id: str) -> dict[str, Any] | None:
         operation = _operation(span)
         counts[_COUNTED.get(operation, "other")] += 1
         tool = index.enclosing_tool_call(span)
-        events.append({
-            "time": iso_time(span.start),
-            "operation": operation,
-            "tag": span.attributes.get("ace.tag"),
-            "session": _session_label(index.enclosing_session(span)),
-            "trace_uid": index.inherited(span, "ace.trace_uid"),
-            "epoch": index.inherited(span, "ace.epoch"),
-            "tool": None if tool is None else _tool_name(tool),
-            "tool_call_id": None if tool is None else tool.attributes.get("gen_ai.tool.call.id"),
-            "arguments": None if tool is None else _arguments(tool),
-            "error": span.error,
-        })
+        events.append(
+            {
+                "time": iso_time(span.start),
+                "operation": operation,
+                "tag": span.attributes.get("ace.tag"),
+                "session": _session_label(index.enclosing_session(span)),
+                "trace_uid": index.inherited(span, "ace.trace_uid"),
+                "epoch": index.inherited(span, "ace.epoch"),
+                "tool": None if tool is None else _tool_name(tool),
+                "tool_call_id": None if tool is None else tool.attributes.get("gen_ai.tool.call.id"),
+                "arguments": None if tool is None else _arguments(tool),
+                "error": span.error,
+            }
+        )
     if not events:
         return None
     return {"skill": skill_id, "counts": dict(counts), "events": events}

@@ -162,7 +162,9 @@ class Tau2Agent:
         simulation.injected_skill_ids = list(used)
         if self._log is not None:
             self._log.add(simulation)
-        last_text = next((m.content for m in reversed(simulation.messages) if m.role == "assistant" and m.has_text()), "")
+        last_text = next(
+            (m.content for m in reversed(simulation.messages) if m.role == "assistant" and m.has_text()), ""
+        )
         return AgentOutput(
             answer=last_text or "",
             reasoning="",

@@ -151,7 +151,6 @@ class LLMAgent:
             content=turn.text, tool_calls=calls or None, timestamp=now_iso(), cost=turn.cost, usage=turn.usage
         )
 
-
     def _reads_skills(self) -> bool:
         return self.skills is not None and self.skills.injection == "tool"
 

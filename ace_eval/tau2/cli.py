@@ -44,9 +44,7 @@ __all__ = ["register"]
 def register(tau2: argparse.ArgumentParser) -> None:
     """Fill the parser of the `ace-eval tau2` command group: its sub-commands."""
     commands = tau2.add_subparsers(dest="tau2_command", metavar="COMMAND", required=True)
-    regrade = commands.add_parser(
-        "regrade", help="re-grade a tau2 Results file and compare with its recorded rewards"
-    )
+    regrade = commands.add_parser("regrade", help="re-grade a tau2 Results file and compare with its recorded rewards")
     regrade.add_argument("results", type=Path, help="a tau2 Results JSON file")
     regrade.add_argument(
         "--tasks", type=Path, help="grade with this tasks JSON list instead of the tasks embedded in the file"
@@ -60,11 +58,18 @@ def register(tau2: argparse.ArgumentParser) -> None:
     _register_run(commands)
 
 
-_MODEL_HELP = ('model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini), '
-               '"scripted" (offline rule-based, default) or "test" (pydantic-ai TestModel)')
+_MODEL_HELP = (
+    'model string (litellm "provider/name" or pydantic-ai "provider:name", e.g. openai/gpt-4.1-mini), '
+    '"scripted" (offline rule-based, default) or "test" (pydantic-ai TestModel)'
+)
 
-_RENAMED = {"agent_model": "--agent", "user_model": "--user", "num_trials": "--trials", "max_workers": "--workers",
-            "max_num_steps": "--max-steps"}
+_RENAMED = {
+    "agent_model": "--agent",
+    "user_model": "--user",
+    "num_trials": "--trials",
+    "max_workers": "--workers",
+    "max_num_steps": "--max-steps",
+}
 """Earlier spellings of `tau2 run` options, kept as unlisted aliases (dest -> old flag)."""
 
 
@@ -81,8 +86,12 @@ def _register_run(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     run.add_argument("--max-errors", type=int, default=10, help="tool-error budget per simulation (default 10)")
     run.add_argument("--agent-temperature", type=float, default=0.0, help="default 0.0")
     run.add_argument("--user-temperature", type=float, default=0.0, help="default 0.0")
-    run.add_argument("--seed", type=int, default=300,
-                     help="base of upstream's per-trial seeds, sent with every request of the trial (default 300)")
+    run.add_argument(
+        "--seed",
+        type=int,
+        default=300,
+        help="base of upstream's per-trial seeds, sent with every request of the trial (default 300)",
+    )
     run.add_argument("--api-base", help="OpenAI-compatible server for both models (e.g. a local llama-server)")
     run.add_argument("--api-key", help="API key for --api-base (any string for a local server)")
     for dest, flag in _RENAMED.items():

@@ -66,9 +66,7 @@ def trajectory_db_hash(messages: Sequence[Message]) -> str:
     return _hash_after(writes)
 
 
-def evaluate_simulation(
-    task: Task, messages: Sequence[Message], termination_reason: TerminationReason
-) -> RewardInfo:
+def evaluate_simulation(task: Task, messages: Sequence[Message], termination_reason: TerminationReason) -> RewardInfo:
     """Grade one simulation of `task` the way upstream tau2 grades airline runs.
 
     Raises `UnsupportedTaskError` for a task with an initial state or a reward basis other than
@@ -118,8 +116,11 @@ def evaluate_simulation(
 
 
 def _communicate_checks(infos: Sequence[str], messages: Sequence[Message]) -> list[CommunicateCheck]:
-    texts = [message.content for message in messages
-             if message.role == "assistant" and message.content is not None and message.has_text()]
+    texts = [
+        message.content
+        for message in messages
+        if message.role == "assistant" and message.content is not None and message.has_text()
+    ]
     checks = []
     for info in infos:
         said_in = next((text for text in texts if info.lower() in text.lower().replace(",", "")), None)

@@ -110,7 +110,9 @@ def metrics_from_rewards(
         raise Tau2Error("no rewards to compute metrics over")
     empty = [task_id for task_id, values in rewards.items() if not values]
     if empty:
-        raise Tau2Error(f"task(s) {', '.join(sorted(empty, key=task_order))} have no reward; give each task at least one")
+        raise Tau2Error(
+            f"task(s) {', '.join(sorted(empty, key=task_order))} have no reward; give each task at least one"
+        )
     max_k = min(len(values) for values in rewards.values())
     rows = []
     for task_id in sorted(rewards, key=task_order):
@@ -165,8 +167,7 @@ def metrics_to_dict(metrics: Tau2Metrics) -> dict[str, Any]:
 def format_summary(metrics: Tau2Metrics) -> str:
     """The summary lines of `format_metrics`: counts and average reward, then pass^k with its CI per k."""
     lines = [
-        f"tasks {metrics.num_tasks}, simulations {metrics.num_simulations}, "
-        f"average reward {metrics.average_reward:.3f}"
+        f"tasks {metrics.num_tasks}, simulations {metrics.num_simulations}, average reward {metrics.average_reward:.3f}"
     ]
     for k, value in metrics.pass_hat_k.items():
         low, high = metrics.ci95[k]

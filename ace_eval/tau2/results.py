@@ -251,7 +251,9 @@ def load_results(path: str | Path) -> Results:
     except NotRegularFileError:
         raise ResultsFormatError(f"{path}: not a regular file; give a tau2 Results JSON file") from None
     except (OSError, ValueError) as exc:  # ValueError: e.g. a NUL byte in the path
-        raise ResultsFormatError(f"{quote(str(path))}: cannot read results file ({exc.__class__.__name__}: {exc})") from exc
+        raise ResultsFormatError(
+            f"{quote(str(path))}: cannot read results file ({exc.__class__.__name__}: {exc})"
+        ) from exc
     if len(data) > MAX_RESULTS_FILE_BYTES:
         raise ResultsFormatError(f"{path}: over the {MAX_RESULTS_FILE_BYTES:,}-byte limit of a Results file")
     try:

@@ -100,8 +100,19 @@ async def run_tasks(
         seed=seed,
     )
     run = Tau2Run(results=Results(timestamp=now_iso(), info=info, tasks=list(tasks), simulations=[]))
-    batch = _Batch(run, agent, user, agent_settings, user_settings, extra_instructions, seeds, max_steps, max_errors,
-                   output_path, asyncio.Semaphore(workers))
+    batch = _Batch(
+        run,
+        agent,
+        user,
+        agent_settings,
+        user_settings,
+        extra_instructions,
+        seeds,
+        max_steps,
+        max_errors,
+        output_path,
+        asyncio.Semaphore(workers),
+    )
     with tracing.span("tau2.run_tasks", tasks=len(tasks), trials=trials, workers=workers):
         await asyncio.gather(*(batch.simulate(task, trial) for trial in range(trials) for task in tasks))
     if output_path is not None:
@@ -139,9 +150,14 @@ class _Batch:
             try:
                 simulation = await run_simulation(
                     task,
-                    agent=LLMAgent(self.agent, extra_instructions=self.extra_instructions,
-                                   settings=self.agent_settings.overridden(seed=seed)),
-                    user=UserSimulator(self.user, task.user_scenario, settings=self.user_settings.overridden(seed=seed)),
+                    agent=LLMAgent(
+                        self.agent,
+                        extra_instructions=self.extra_instructions,
+                        settings=self.agent_settings.overridden(seed=seed),
+                    ),
+                    user=UserSimulator(
+                        self.user, task.user_scenario, settings=self.user_settings.overridden(seed=seed)
+                    ),
                     max_steps=self.max_steps,
                     max_errors=self.max_errors,
                     trial=trial,

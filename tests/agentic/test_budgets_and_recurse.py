@@ -80,7 +80,9 @@ async def test_recurse_returns_the_child_output_to_the_parent_and_adds_child_tok
     def answering_child(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         return ModelResponse(parts=[TextPart("child result")], usage=RequestUsage(input_tokens=1000, output_tokens=1))
 
-    run = await _agent(FunctionModel(_parent_delegates_once(answering_child)), AgenticConfig(max_depth=1)).run("go", deps=None)
+    run = await _agent(FunctionModel(_parent_delegates_once(answering_child)), AgenticConfig(max_depth=1)).run(
+        "go", deps=None
+    )
     assert run.output == "parent got: child result"
     assert run.usage.requests == 3
     assert run.usage.input_tokens >= 1000
@@ -103,9 +105,13 @@ async def test_max_depth_zero_offers_no_recurse_tool_and_depth_one_children_cann
 
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         offered[_first_prompt(messages)] = sorted(t.name for t in info.function_tools)
-        if _first_prompt(messages) == "go" and not any(isinstance(m, ModelRequest) and
-                                                        any(isinstance(p, ToolReturnPart) for p in m.parts)
-                                                        for m in messages) and "recurse" in offered["go"]:
+        if (
+            _first_prompt(messages) == "go"
+            and not any(
+                isinstance(m, ModelRequest) and any(isinstance(p, ToolReturnPart) for p in m.parts) for m in messages
+            )
+            and "recurse" in offered["go"]
+        ):
             return ModelResponse(parts=[ToolCallPart("recurse", {"task": "sub-task"})])
         return ModelResponse(parts=[TextPart("done")])
 

@@ -43,8 +43,14 @@ class RecordingSummariser:
 
 def _agent(model: RecordingModel, summariser: RecordingSummariser, keep_recent: int) -> RecursiveAgent[list[str], str]:
     config = AgenticConfig(context_budget_tokens=300, keep_recent_messages=keep_recent, max_depth=0)
-    return RecursiveAgent(FunctionModel(model), instructions="Read the pages.", deps_type=list, tools=[fetch],
-                          config=config, summary_model=FunctionModel(summariser))
+    return RecursiveAgent(
+        FunctionModel(model),
+        instructions="Read the pages.",
+        deps_type=list,
+        tools=[fetch],
+        config=config,
+        summary_model=FunctionModel(summariser),
+    )
 
 
 def _text(messages: list[ModelMessage]) -> str:
@@ -75,8 +81,11 @@ async def test_history_still_over_budget_after_placeholders_is_summarised_by_the
     assert third.count(BIG) == 1  # the latest tool return is inside the untouched recent window
     assert len(model.requests[2]) < len(model.requests[1]) + 2  # old messages were folded away
     assert run.usage.requests == 4 + len(summariser.prompts)  # summary calls count against the session
-    stages = [span["attributes"].get("stage") for span in capfire.exporter.exported_spans_as_dict()
-              if span["name"] == "agent.compaction"]
+    stages = [
+        span["attributes"].get("stage")
+        for span in capfire.exporter.exported_spans_as_dict()
+        if span["name"] == "agent.compaction"
+    ]
     assert "summary" in stages
 
 
@@ -88,8 +97,9 @@ async def test_history_over_budget_inside_the_recent_window_is_reported_not_labe
     run = await _agent(model, summariser, keep_recent=50).run("read the pages", deps=[BIG, BIG, BIG])
     assert run.output == "done"
     assert summariser.prompts == []
-    compactions = [span["attributes"] for span in capfire.exporter.exported_spans_as_dict()
-                   if span["name"] == "agent.compaction"]
+    compactions = [
+        span["attributes"] for span in capfire.exporter.exported_spans_as_dict() if span["name"] == "agent.compaction"
+    ]
     assert compactions and all(a["stage"] == "tool_returns" and a["over_budget_after"] for a in compactions)
 
 

@@ -38,8 +38,14 @@ def _responses(messages: list[ModelMessage]) -> int:
 def _finalize_agent(
     model: FunctionModel, config: AgenticConfig = AgenticConfig()
 ) -> RecursiveAgent[Notebook, Finalize]:
-    return RecursiveAgent(model, instructions="Keep notes.", deps_type=Notebook,
-                          output_type=ToolOutput(Finalize, name="finalize"), tools=[write], config=config)
+    return RecursiveAgent(
+        model,
+        instructions="Keep notes.",
+        deps_type=Notebook,
+        output_type=ToolOutput(Finalize, name="finalize"),
+        tools=[write],
+        config=config,
+    )
 
 
 async def test_tool_mutates_typed_deps_and_text_output_ends_the_run():
@@ -80,8 +86,13 @@ async def test_finalize_tool_output_ends_the_loop_and_tool_calls_in_the_same_res
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         nonlocal requests
         requests += 1
-        return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "all done"}),
-                                    ToolCallPart("write", {"text": "a"}), ToolCallPart("write", {"text": "b"})])
+        return ModelResponse(
+            parts=[
+                ToolCallPart("finalize", {"reasoning": "all done"}),
+                ToolCallPart("write", {"text": "a"}),
+                ToolCallPart("write", {"text": "b"}),
+            ]
+        )
 
     notebook = Notebook()
     run = await _finalize_agent(FunctionModel(model)).run("go", deps=notebook)
@@ -109,8 +120,9 @@ async def test_single_pass_executes_the_one_response_tool_calls_then_ends_unfini
 
 async def test_single_pass_with_finalize_in_the_one_response_returns_the_output():
     def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return ModelResponse(parts=[ToolCallPart("write", {"text": "a"}),
-                                    ToolCallPart("finalize", {"reasoning": "one pass"})])
+        return ModelResponse(
+            parts=[ToolCallPart("write", {"text": "a"}), ToolCallPart("finalize", {"reasoning": "one pass"})]
+        )
 
     notebook = Notebook()
     run = await _finalize_agent(FunctionModel(model), AgenticConfig(max_requests=1)).run("go", deps=notebook)
@@ -138,8 +150,11 @@ async def test_tool_calls_of_one_response_run_one_at_a_time_in_emission_order():
 
 
 def test_run_sync_returns_the_same_result_shape_as_run():
-    agent = RecursiveAgent(FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("hi")])),
-                           instructions="Say hi.", deps_type=Notebook)
+    agent = RecursiveAgent(
+        FunctionModel(lambda messages, info: ModelResponse(parts=[TextPart("hi")])),
+        instructions="Say hi.",
+        deps_type=Notebook,
+    )
     run = agent.run_sync("hello", deps=Notebook())
     assert (run.output, run.finished, run.usage.requests) == ("hi", True, 1)
 
@@ -150,9 +165,18 @@ async def test_model_string_is_resolved_through_resolve_model():
     assert run.finished and isinstance(run.output, str)
 
 
-@pytest.mark.parametrize("field_name, value", [("max_requests", 0), ("max_tokens", 0), ("context_budget_tokens", 0),
-                                               ("keep_recent_messages", -1), ("child_budget_fraction", 0.0),
-                                               ("child_budget_fraction", 1.5), ("max_depth", -1)])
+@pytest.mark.parametrize(
+    "field_name, value",
+    [
+        ("max_requests", 0),
+        ("max_tokens", 0),
+        ("context_budget_tokens", 0),
+        ("keep_recent_messages", -1),
+        ("child_budget_fraction", 0.0),
+        ("child_budget_fraction", 1.5),
+        ("max_depth", -1),
+    ],
+)
 def test_out_of_range_config_value_is_rejected_naming_the_field(field_name: str, value: float):
     with pytest.raises(ValueError, match=field_name):
         AgenticConfig(**{field_name: value})

@@ -25,14 +25,18 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 
 ESCAPE = "import random\nos = random._os\nsys = os.sys\nctypes = sys.modules['ctypes']\n"
 LIBC = "libc = ctypes.CDLL(None, use_errno=True)\n"
-WORKER_LOCALS = ("frame = sys._getframe()\n"
-                 "while 'reply_fd' not in frame.f_locals:\n    frame = frame.f_back\n"
-                 "nonce, reply_fd = frame.f_locals['nonce'], frame.f_locals['reply_fd']\n")
+WORKER_LOCALS = (
+    "frame = sys._getframe()\n"
+    "while 'reply_fd' not in frame.f_locals:\n    frame = frame.f_back\n"
+    "nonce, reply_fd = frame.f_locals['nonce'], frame.f_locals['reply_fd']\n"
+)
 """Finds the current request's nonce and the reply descriptor in the worker's own frames."""
-FORGED_REPLY = ("import json\n"
-                "body = json.dumps({'stdout': 'FORGED', 'stderr': '', 'error': None, 'memory_exceeded': False,\n"
-                "                   'truncated': False}).encode()\n"
-                "os.write(reply_fd, b'\\x00ACE-SBX' + nonce + len(body).to_bytes(4, 'big') + body)\n")
+FORGED_REPLY = (
+    "import json\n"
+    "body = json.dumps({'stdout': 'FORGED', 'stderr': '', 'error': None, 'memory_exceeded': False,\n"
+    "                   'truncated': False}).encode()\n"
+    "os.write(reply_fd, b'\\x00ACE-SBX' + nonce + len(body).to_bytes(4, 'big') + body)\n"
+)
 F_SETOWN, F_SETSIG, F_GETFL, F_SETFL, F_SETLEASE, F_NOTIFY, F_SETOWN_EX = 8, 10, 3, 4, 1024, 1026, 15
 F_DUPFD, F_GETFD, F_SETFD, F_DUPFD_CLOEXEC, F_SETPIPE_SZ, F_GETPIPE_SZ = 0, 1, 2, 1030, 1031, 1032
 O_ASYNC = 0o20000
@@ -89,9 +93,15 @@ def test_fcntl_commands_outside_the_allow_list_are_refused(box: Sandbox, command
 
 
 def test_fcntl_commands_cpython_needs_still_work(box: Sandbox):
-    probe = ESCAPE + LIBC + (f"flags = libc.fcntl(0, {F_GETFL})\n"
-                             f"print(flags >= 0, libc.fcntl(0, {F_GETFD}) >= 0, libc.fcntl(0, {F_SETFD}, 1),\n"
-                             f"      libc.fcntl(0, {F_SETFL}, flags))\n")
+    probe = (
+        ESCAPE
+        + LIBC
+        + (
+            f"flags = libc.fcntl(0, {F_GETFL})\n"
+            f"print(flags >= 0, libc.fcntl(0, {F_GETFD}) >= 0, libc.fcntl(0, {F_SETFD}, 1),\n"
+            f"      libc.fcntl(0, {F_SETFL}, flags))\n"
+        )
+    )
     assert (box.execute(probe).stdout, box.execute("print(1)").stdout) == ("True True 0 0\n", "1\n")
 
 
@@ -105,10 +115,16 @@ def test_pipes_armed_to_signal_other_processes_kill_neither_a_victim_nor_another
             other_pid = other.process_id
             # Request pipe -> SIGKILL to the victim when the host writes; reply pipe -> SIGKILL to
             # the other sandbox when the host reads.
-            probe = ESCAPE + LIBC + WORKER_LOCALS + (
-                f"for fd, target in ((0, {victim.pid}), (reply_fd, {other_pid})):\n"
-                f"    print(libc.fcntl(fd, {F_SETSIG}, 9), libc.fcntl(fd, {F_SETOWN}, target),\n"
-                f"          libc.fcntl(fd, {F_SETFL}, libc.fcntl(fd, {F_GETFL}) | {O_ASYNC}), ctypes.get_errno())\n")
+            probe = (
+                ESCAPE
+                + LIBC
+                + WORKER_LOCALS
+                + (
+                    f"for fd, target in ((0, {victim.pid}), (reply_fd, {other_pid})):\n"
+                    f"    print(libc.fcntl(fd, {F_SETSIG}, 9), libc.fcntl(fd, {F_SETOWN}, target),\n"
+                    f"          libc.fcntl(fd, {F_SETFL}, libc.fcntl(fd, {F_GETFL}) | {O_ASYNC}), ctypes.get_errno())\n"
+                )
+            )
             hostile = box.execute(probe)
             assert_still_works(box)
             assert victim.poll() is None
@@ -139,13 +155,19 @@ def test_a_sigxcpu_the_code_sent_itself_is_not_blamed_on_the_cpu_limit(box: Sand
 
 # Class 2: timeouts ---------------------------------------------------------------------------------
 
+
 def test_a_forged_reply_and_a_stalled_request_pipe_cannot_block_the_host_past_its_timeout():
     sandbox = Sandbox(timeout_s=2.0)
     # The reply is forged so that the call returns at once, then the code never reads again (and
     # ignores SIGXCPU): the next request, larger than a pipe holds, can be written only in part.
-    forged = sandbox.execute(ESCAPE + LIBC + WORKER_LOCALS + FORGED_REPLY
-                             + f"libc.signal({signal.SIGXCPU}, ctypes.c_void_p(1))\n"
-                             + f"libc.fcntl(0, {F_SETPIPE_SZ}, 4096)\nwhile True: pass\n")
+    forged = sandbox.execute(
+        ESCAPE
+        + LIBC
+        + WORKER_LOCALS
+        + FORGED_REPLY
+        + f"libc.signal({signal.SIGXCPU}, ctypes.c_void_p(1))\n"
+        + f"libc.fcntl(0, {F_SETPIPE_SZ}, 4096)\nwhile True: pass\n"
+    )
     assert forged.stdout == "FORGED"
     pid = sandbox.process_id
     assert pid is not None
@@ -212,14 +234,18 @@ def test_a_live_hosts_folder_survives_another_sandbox_start():
 def test_a_worker_whose_host_closed_the_request_pipe_exits_while_its_code_runs(box: Sandbox):
     # The host stays alive (no parent-death signal) and the code ignores SIGXCPU: only the EOF
     # watchdog can end the worker within the wait.
-    forged = box.execute(ESCAPE + LIBC + WORKER_LOCALS + FORGED_REPLY
-                         + f"libc.signal({signal.SIGXCPU}, ctypes.c_void_p(1))\nwhile True: pass\n")
+    forged = box.execute(
+        ESCAPE
+        + LIBC
+        + WORKER_LOCALS
+        + FORGED_REPLY
+        + f"libc.signal({signal.SIGXCPU}, ctypes.c_void_p(1))\nwhile True: pass\n"
+    )
     assert forged.stdout == "FORGED"
     worker = box.process_id
     assert worker is not None
     request_pipe = os.readlink(f"/proc/{worker}/fd/0")
-    host_end = next(int(fd) for fd in os.listdir("/proc/self/fd")
-                    if _readlink(f"/proc/self/fd/{fd}") == request_pipe)
+    host_end = next(int(fd) for fd in os.listdir("/proc/self/fd") if _readlink(f"/proc/self/fd/{fd}") == request_pipe)
     null = os.open(os.devnull, os.O_WRONLY)
     os.dup2(null, host_end)  # closes the host's end, keeps the descriptor number valid for close()
     os.close(null)
@@ -260,9 +286,15 @@ RLIMIT_RAISES = {
 
 @pytest.mark.parametrize("call", sorted(RLIMIT_RAISES))
 def test_the_worker_cannot_change_any_of_its_limits(box: Sandbox, call: str):
-    probe = ESCAPE + LIBC + ("class limit(ctypes.Structure):\n"
-                             "    _fields_ = [('cur', ctypes.c_ulong), ('max', ctypes.c_ulong)]\n"
-                             f"print({RLIMIT_RAISES[call]}, ctypes.get_errno())\n")
+    probe = (
+        ESCAPE
+        + LIBC
+        + (
+            "class limit(ctypes.Structure):\n"
+            "    _fields_ = [('cur', ctypes.c_ulong), ('max', ctypes.c_ulong)]\n"
+            f"print({RLIMIT_RAISES[call]}, ctypes.get_errno())\n"
+        )
+    )
     result = box.execute(probe)
     assert (result.stdout, result.error) == ("-1 1\n", None)
     assert_still_works(box)
@@ -281,11 +313,17 @@ def test_code_left_running_after_a_forged_reply_is_stopped_by_the_cpu_time_limit
 
 # Class 4: host robustness --------------------------------------------------------------------------
 
+
 def test_a_forged_deeply_nested_reply_restarts_the_sandbox_instead_of_raising_recursion_error(box: Sandbox):
-    probe = ESCAPE + WORKER_LOCALS + (
-        "body = b'[' * 20_000 + b']' * 20_000\n"
-        "os.write(reply_fd, b'\\x00ACE-SBX' + nonce + len(body).to_bytes(4, 'big') + body)\n"
-        "while True: pass\n")
+    probe = (
+        ESCAPE
+        + WORKER_LOCALS
+        + (
+            "body = b'[' * 20_000 + b']' * 20_000\n"
+            "os.write(reply_fd, b'\\x00ACE-SBX' + nonce + len(body).to_bytes(4, 'big') + body)\n"
+            "while True: pass\n"
+        )
+    )
     result = box.execute(probe)
     assert result.state_lost and not result.timed_out
     assert "invalid reply" in (result.error or "")
@@ -294,6 +332,7 @@ def test_a_forged_deeply_nested_reply_restarts_the_sandbox_instead_of_raising_re
 
 def test_a_host_holding_more_than_1023_descriptors_still_runs_code():
     import resource
+
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard < 1200:
         pytest.skip(f"the descriptor limit ({hard}) is too low to hold 1,100 descriptors")
@@ -332,8 +371,10 @@ STAT_PROBES = {
     "os.readlink": ("os.readlink(path)", "errno 1"),
     "os.access": ("os.access(path, os.F_OK)", "False"),
     "os.path.exists": ("os.path.exists(path)", "False"),
-    "libc statx": ("(libc.statx(-100, path.encode(), 0, 0xfff, ctypes.create_string_buffer(256)), ctypes.get_errno())",
-                   "(-1, 1)"),
+    "libc statx": (
+        "(libc.statx(-100, path.encode(), 0, 0xfff, ctypes.create_string_buffer(256)), ctypes.get_errno())",
+        "(-1, 1)",
+    ),
 }
 """Each call on a path, and what it gives when the kernel filter refuses it."""
 
@@ -342,9 +383,15 @@ STAT_PROBES = {
 @pytest.mark.parametrize("call", sorted(STAT_PROBES))
 def test_the_stat_family_reveals_nothing_about_a_path(box: Sandbox, call: str, path: str):
     expression, refused = STAT_PROBES[call]
-    probe = ESCAPE + LIBC + (f"path = {path!r}\n"
-                             f"try:\n    print(repr({expression}))\n"
-                             "except OSError as exc:\n    print('errno', exc.errno)\n")
+    probe = (
+        ESCAPE
+        + LIBC
+        + (
+            f"path = {path!r}\n"
+            f"try:\n    print(repr({expression}))\n"
+            "except OSError as exc:\n    print('errno', exc.errno)\n"
+        )
+    )
     result = box.execute(probe)
     assert (result.stdout, result.error) == (refused + "\n", None)
     assert_still_works(box)

@@ -87,11 +87,13 @@ def test_os_system_through_each_escape_route_runs_nothing(box: Sandbox, open_dir
 
 def test_posix_fork_and_execv_from_the_builtin_importer_are_refused(box: Sandbox, open_dir: Path):
     marker = open_dir / "pwned"
-    probe = ("importer = next(c for c in object.__subclasses__() if c.__name__ == 'BuiltinImporter')\n"
-             "posix = importer.load_module('posix')\n"
-             "for attempt in (posix.fork, lambda: posix.execv('/usr/bin/touch', ['touch', "
-             f"'{marker}'])):\n"
-             "    try:\n        attempt()\n    except OSError as exc:\n        print(type(exc).__name__)\n")
+    probe = (
+        "importer = next(c for c in object.__subclasses__() if c.__name__ == 'BuiltinImporter')\n"
+        "posix = importer.load_module('posix')\n"
+        "for attempt in (posix.fork, lambda: posix.execv('/usr/bin/touch', ['touch', "
+        f"'{marker}'])):\n"
+        "    try:\n        attempt()\n    except OSError as exc:\n        print(type(exc).__name__)\n"
+    )
     result = box.execute(probe)
     assert (result.stdout, result.error) == ("PermissionError\nPermissionError\n", None)
     assert not marker.exists()
@@ -106,8 +108,10 @@ def test_fork_by_raw_system_calls_is_refused(box: Sandbox):
 
 def test_subprocess_reached_through_sys_modules_is_refused(box: Sandbox, open_dir: Path):
     marker = open_dir / "pwned"
-    probe = ESCAPE + ("subprocess = sys.modules.get('subprocess') or sys.modules['builtins'].__import__('subprocess')\n"
-                      f"subprocess.run(['touch', '{marker}'])\n")
+    probe = ESCAPE + (
+        "subprocess = sys.modules.get('subprocess') or sys.modules['builtins'].__import__('subprocess')\n"
+        f"subprocess.run(['touch', '{marker}'])\n"
+    )
     result = box.execute(probe)
     assert "PermissionError" in (result.error or "")
     assert not marker.exists()
@@ -118,13 +122,18 @@ def test_no_socket_can_be_created_and_nothing_connects_to_a_local_listener(box: 
     with socket.create_server(("127.0.0.1", 0)) as listener:
         listener.setblocking(False)
         port = listener.getsockname()[1]
-        probe = ESCAPE + LIBC + (
-            "print('libc socket', libc.socket(2, 1, 0), ctypes.get_errno())\n"
-            "try:\n"
-            "    module = sys.modules.get('socket') or sys.modules['builtins'].__import__('socket')\n"
-            f"    module.create_connection(('127.0.0.1', {port}), timeout=1)\n"
-            "except (OSError, ImportError) as exc:\n"  # the socket module cannot even be loaded from disk
-            "    print('socket module', type(exc).__name__)\n")
+        probe = (
+            ESCAPE
+            + LIBC
+            + (
+                "print('libc socket', libc.socket(2, 1, 0), ctypes.get_errno())\n"
+                "try:\n"
+                "    module = sys.modules.get('socket') or sys.modules['builtins'].__import__('socket')\n"
+                f"    module.create_connection(('127.0.0.1', {port}), timeout=1)\n"
+                "except (OSError, ImportError) as exc:\n"  # the socket module cannot even be loaded from disk
+                "    print('socket module', type(exc).__name__)\n"
+            )
+        )
         result = box.execute(probe)
         assert result.error is None
         assert result.stdout.startswith("libc socket -1 1\nsocket module ")
@@ -135,11 +144,16 @@ def test_no_socket_can_be_created_and_nothing_connects_to_a_local_listener(box: 
 
 def test_files_cannot_be_written_at_an_absolute_path_or_in_the_working_directory(box: Sandbox, open_dir: Path):
     target = open_dir / "written"
-    probe = ESCAPE + LIBC + (
-        f"for path in ({str(target)!r}, 'written'):\n"
-        "    try:\n        open(path, 'w').write('x')\n    except OSError as exc:\n        print(type(exc).__name__)\n"
-        f"print(libc.open({str(target).encode()!r}, 0o101, 0o644), ctypes.get_errno())\n"  # O_WRONLY | O_CREAT
-        "print(os.path.exists('written'))\n")
+    probe = (
+        ESCAPE
+        + LIBC
+        + (
+            f"for path in ({str(target)!r}, 'written'):\n"
+            "    try:\n        open(path, 'w').write('x')\n    except OSError as exc:\n        print(type(exc).__name__)\n"
+            f"print(libc.open({str(target).encode()!r}, 0o101, 0o644), ctypes.get_errno())\n"  # O_WRONLY | O_CREAT
+            "print(os.path.exists('written'))\n"
+        )
+    )
     result = box.execute(probe)
     assert (result.stdout, result.error) == ("PermissionError\nPermissionError\n-1 1\nFalse\n", None)
     assert not target.exists()
@@ -169,7 +183,8 @@ def test_fake_replies_written_to_every_descriptor_do_not_reach_the_host(box: San
         "for fd in range(21):\n"
         "    try:\n        os.write(fd, fake_line + fake_frame + b'\\x00ACE-SBX' + b'garbage' * 10)\n"
         "    except OSError:\n        pass\n"
-        "print('genuine')\n")
+        "print('genuine')\n"
+    )
     result = box.execute(probe)
     assert (result.stdout, result.error, result.timed_out, result.state_lost) == ("genuine\n", None, False, False)
     assert_still_works(box)
@@ -186,7 +201,8 @@ def test_a_frame_forged_with_the_current_nonce_changes_only_its_own_call(box: Sa
         "                   'truncated': False}).encode()\n"
         "os.write(reply_fd, b'\\x00ACE-SBX' + nonce + len(body).to_bytes(4, 'big') + body)\n"
         "os.write(reply_fd, b'\\x00ACE-SBX' + os.urandom(16) + len(body).to_bytes(4, 'big') + body)\n"
-        "print('genuine')\n")
+        "print('genuine')\n"
+    )
     forged = box.execute(probe)
     assert forged.stdout == "FORGED" and not (forged.timed_out or forged.state_lost)
     assert_still_works(box)
@@ -198,7 +214,8 @@ def test_an_oversized_frame_with_the_current_nonce_restarts_the_sandbox(box: San
         "frame = sys._getframe()\n"
         "while 'nonce' not in frame.f_locals:\n    frame = frame.f_back\n"
         "os.write(frame.f_locals['reply_fd'], b'\\x00ACE-SBX' + frame.f_locals['nonce'] + (2**31).to_bytes(4, 'big'))\n"
-        "while True: pass\n")
+        "while True: pass\n"
+    )
     result = box.execute(probe)
     assert result.state_lost and not result.timed_out
     assert "invalid reply" in (result.error or "")
@@ -251,8 +268,10 @@ def test_the_worker_is_confined_as_declared(box: Sandbox):
     assert "\nSeccomp:\t2\n" in status and "\nNoNewPrivs:\t1\n" in status
     if os.geteuid() == 0:
         assert "\nUid:\t65534\t65534\t65534\t65534\n" in status
-    limits = {line[:26].strip(): line[26:].split()[:2] for line in
-              Path(f"/proc/{box.process_id}/limits").read_text().splitlines()[1:]}
+    limits = {
+        line[:26].strip(): line[26:].split()[:2]
+        for line in Path(f"/proc/{box.process_id}/limits").read_text().splitlines()[1:]
+    }
     assert limits["Max address space"] == [str(256 * 1024 * 1024)] * 2
     assert limits["Max file size"] == ["0", "0"]
     assert limits["Max open files"] == ["16", "16"]

@@ -28,8 +28,14 @@ def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
 
 
 async def test_session_child_and_tool_call_spans_are_recorded(capfire: CaptureLogfire):
-    agent = RecursiveAgent(FunctionModel(model), instructions="Work.", deps_type=type(None), tools=[ping],
-                           config=AgenticConfig(max_depth=1), span_label="sm")
+    agent = RecursiveAgent(
+        FunctionModel(model),
+        instructions="Work.",
+        deps_type=type(None),
+        tools=[ping],
+        config=AgenticConfig(max_depth=1),
+        span_label="sm",
+    )
     await agent.run("go", deps=None)
     spans = capfire.exporter.exported_spans_as_dict()
     names = [span["name"] for span in spans]
@@ -43,8 +49,15 @@ async def test_session_child_and_tool_call_spans_are_recorded(capfire: CaptureLo
 
 
 async def test_instrument_false_leaves_only_the_session_spans(capfire: CaptureLogfire):
-    agent = RecursiveAgent(FunctionModel(model), instructions="Work.", deps_type=type(None), tools=[ping],
-                           config=AgenticConfig(max_depth=1), span_label="rr", instrument=False)
+    agent = RecursiveAgent(
+        FunctionModel(model),
+        instructions="Work.",
+        deps_type=type(None),
+        tools=[ping],
+        config=AgenticConfig(max_depth=1),
+        span_label="rr",
+        instrument=False,
+    )
     await agent.run("go", deps=None)
     names = {span["name"] for span in capfire.exporter.exported_spans_as_dict()}
     assert names == {"rr.session", "rr.child"}

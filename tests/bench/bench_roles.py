@@ -25,8 +25,11 @@ from ace_eval.bench.task_set import RuleSkill, TaskSet
 from ace_eval.scripted.messages import between, first_user_prompt, tool_returns
 
 MARKER = "SHOUT"
-SHOUT_RULE = RuleSkill(issue="Saying a word when a task asks to say it",
-                       insight=f"{MARKER}: say the word in capitals followed by !", keywords=("say", "word"))
+SHOUT_RULE = RuleSkill(
+    issue="Saying a word when a task asks to say it",
+    insight=f"{MARKER}: say the word in capitals followed by !",
+    keywords=("say", "word"),
+)
 _HINT = re.compile(rf"{MARKER}|\b[A-Z]{{3,}}!")
 _WORDS = ("apple", "river", "stone", "cloud", "maple", "tiger", "lemon", "piano", "ocean", "amber", "cedar", "frost")
 
@@ -34,12 +37,18 @@ _WORDS = ("apple", "river", "stone", "cloud", "maple", "tiger", "lemon", "piano"
 def shout_items(*, train: int = 3, test: int = 4, controls: int = 2) -> tuple[BenchItem, ...]:
     """`train` training and `test` test items under the rule, then `controls` test controls."""
     words = iter(_WORDS)
-    items = [BenchItem(f"train-{i}", "train", f"Say the word {w}.", f"{w.upper()}!", rule="shout")
-             for i, w in zip(range(1, train + 1), words)]
-    items += [BenchItem(f"test-{i}", "test", f"Say the word {w}.", f"{w.upper()}!", rule="shout")
-              for i, w in zip(range(1, test + 1), words)]
-    items += [BenchItem(f"control-{i}", "test", f"Repeat the word {w}.", w, control=True)
-              for i, w in zip(range(1, controls + 1), words)]
+    items = [
+        BenchItem(f"train-{i}", "train", f"Say the word {w}.", f"{w.upper()}!", rule="shout")
+        for i, w in zip(range(1, train + 1), words)
+    ]
+    items += [
+        BenchItem(f"test-{i}", "test", f"Say the word {w}.", f"{w.upper()}!", rule="shout")
+        for i, w in zip(range(1, test + 1), words)
+    ]
+    items += [
+        BenchItem(f"control-{i}", "test", f"Repeat the word {w}.", w, control=True)
+        for i, w in zip(range(1, controls + 1), words)
+    ]
     return tuple(items)
 
 
@@ -52,9 +61,19 @@ def write_task_file(path: Path, items: tuple[BenchItem, ...], *, extra_lines: tu
     """The items as a JSONL task file, followed by `extra_lines` as they are."""
     import json
 
-    lines = [json.dumps({"id": i.id, "split": i.split, "question": i.question, "expected": i.expected,
-                         **({"rule": i.rule} if i.rule else {}), **({"control": True} if i.control else {})})
-             for i in items]
+    lines = [
+        json.dumps(
+            {
+                "id": i.id,
+                "split": i.split,
+                "question": i.question,
+                "expected": i.expected,
+                **({"rule": i.rule} if i.rule else {}),
+                **({"control": True} if i.control else {}),
+            }
+        )
+        for i in items
+    ]
     path.write_text("\n".join([*lines, *extra_lines]) + "\n", encoding="utf-8")
     return path
 
@@ -85,8 +104,13 @@ def quoting_reflector() -> FunctionModel:
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         feedback = between(first_user_prompt(messages), "<feedback>", "</feedback>").strip()
-        analysis = {"reasoning": f"feedback: {feedback}", "error_identification": "e", "root_cause_analysis": "r",
-                    "correct_approach": "c", "key_insight": f"follow the feedback: {feedback}"}
+        analysis = {
+            "reasoning": f"feedback: {feedback}",
+            "error_identification": "e",
+            "root_cause_analysis": "r",
+            "correct_approach": "c",
+            "key_insight": f"follow the feedback: {feedback}",
+        }
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, analysis)])
 
     return FunctionModel(respond, model_name="test-reflector")
@@ -105,15 +129,27 @@ def shout_skill_manager() -> FunctionModel:
         returns = tool_returns(messages)
         if not returns:
             injected = _INJECTED.findall(between(prompt, "<injected_skills>", "</injected_skills>"))
-            calls = [ToolCallPart("tag_skill", {"skill_id": skill_id, "delta": 1 if correct else -1})
-                     for skill_id in injected]
+            calls = [
+                ToolCallPart("tag_skill", {"skill_id": skill_id, "delta": 1 if correct else -1})
+                for skill_id in injected
+            ]
             return ModelResponse(parts=[*calls, ToolCallPart("search_skills", {"query": "say a word", "top_k": 1})])
         found = next(part.content for part in returns if part.tool_name == "search_skills")
         added = any(part.tool_name == "add_skill" for part in returns)
         if not added and not correct and "question: Say" in prompt and not isinstance(found, list):
-            return ModelResponse(parts=[ToolCallPart("add_skill", {
-                "section": "context", "issue": SHOUT_RULE.issue, "keywords": list(SHOUT_RULE.keywords),
-                "insight": SHOUT_RULE.insight})])
+            return ModelResponse(
+                parts=[
+                    ToolCallPart(
+                        "add_skill",
+                        {
+                            "section": "context",
+                            "issue": SHOUT_RULE.issue,
+                            "keywords": list(SHOUT_RULE.keywords),
+                            "insight": SHOUT_RULE.insight,
+                        },
+                    )
+                ]
+            )
         return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "done"})])
 
     return FunctionModel(respond, model_name="test-skill-manager")

@@ -13,10 +13,13 @@ from ace_eval.bench.arms import ARMS
 from ace_eval.cli import main
 
 
-def test_offline_conventions_run_is_a_plumbing_check_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_offline_conventions_run_is_a_plumbing_check_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "run"
-    code = main(["bench", "conventions", "--output-dir", str(out), "--train-limit", "6", "--test-limit", "8",
-                 "--seed", "4"])
+    code = main(
+        ["bench", "conventions", "--output-dir", str(out), "--train-limit", "6", "--test-limit", "8", "--seed", "4"]
+    )
 
     printed = capsys.readouterr().out
     assert code == 0
@@ -40,15 +43,34 @@ def test_offline_conventions_run_is_a_plumbing_check_and_says_so(tmp_path: Path,
 
 def test_report_names_the_verdict_feedback_mode(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    assert main(["bench", "conventions", "--output-dir", str(out), "--train-limit", "3", "--test-limit", "3",
-                 "--feedback", "verdict", "--arms", "none,icl"]) == 0
+    assert (
+        main(
+            [
+                "bench",
+                "conventions",
+                "--output-dir",
+                str(out),
+                "--train-limit",
+                "3",
+                "--test-limit",
+                "3",
+                "--feedback",
+                "verdict",
+                "--arms",
+                "none,icl",
+            ]
+        )
+        == 0
+    )
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert data["feedback"] == "verdict" and data["arms"] == ["none", "icl"]
     assert "feedback while learning: `verdict`" in (out / "report.md").read_text(encoding="utf-8")
     assert data["targets"]["learned_beats_none"] is None  # the learned arm did not run
 
 
-def test_a_task_file_with_a_bad_line_runs_the_rest_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_task_file_with_a_bad_line_runs_the_rest_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     tasks = write_task_file(tmp_path / "tasks.jsonl", shout_items(), extra_lines=("{broken",))
     out = tmp_path / "run"
 
@@ -67,8 +89,10 @@ def test_a_task_file_with_a_bad_line_runs_the_rest_and_exits_1(tmp_path: Path, c
     ("argv", "message"),
     [
         (["--arms", "oracle"], "states none; leave oracle out of --arms"),
-        (["--agent-model", "openai/gpt-4.1-mini", "--api-base", "http://127.0.0.1:9/v1"],
-         "mix offline and real models"),
+        (
+            ["--agent-model", "openai/gpt-4.1-mini", "--api-base", "http://127.0.0.1:9/v1"],
+            "mix offline and real models",
+        ),
         (["--arms", "none,none"], "name each arm once"),
     ],
 )

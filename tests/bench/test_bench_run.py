@@ -179,7 +179,7 @@ def test_the_learned_rule_reaches_the_agent_only_through_an_arm(tmp_path: Path) 
 
     assert report.skills  # learning happened: the learned skillbook holds the rule
     train, test = len(report.train_items), len(report.test_items)
-    none_prompts, all_prompts = agent.prompts[train:train + test], agent.prompts[train + test:]
+    none_prompts, all_prompts = agent.prompts[train : train + test], agent.prompts[train + test :]
     questions = [item.question for item in report.test_items]
     for prompts in (none_prompts, all_prompts):
         assert [p.partition("<question>")[2].partition("</question>")[0].strip() for p in prompts] == questions

@@ -16,8 +16,11 @@ ITEMS = {
 
 
 def _arm(rights: dict[str, list[int]]) -> list[ItemOutcome]:
-    return [ItemOutcome(item, trial, bool(right), "x") for item, values in rights.items()
-            for trial, right in enumerate(values)]
+    return [
+        ItemOutcome(item, trial, bool(right), "x")
+        for item, values in rights.items()
+        for trial, right in enumerate(values)
+    ]
 
 
 BASELINE = _arm({"a": [0, 0], "b": [1, 0], "c": [1, 1], "d": [1, 1]})  # per item 0, 1/2, 1, 1

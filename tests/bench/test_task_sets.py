@@ -123,7 +123,9 @@ def test_a_malformed_line_fails_alone_naming_its_line(tmp_path: Path) -> None:
 
 def test_an_overlong_field_fails_its_line(tmp_path: Path) -> None:
     long = "x" * (MAX_FIELD_CHARS + 1)
-    task_file = load_task_file(_write(tmp_path / "t.jsonl", f'{{"id": "a", "split": "test", "question": "{long}", "expected": "y"}}'))
+    task_file = load_task_file(
+        _write(tmp_path / "t.jsonl", f'{{"id": "a", "split": "test", "question": "{long}", "expected": "y"}}')
+    )
     assert task_file.items == () and "at most" in task_file.problems[0]
 
 

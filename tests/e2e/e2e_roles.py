@@ -75,8 +75,17 @@ def tagging_skill_manager() -> FunctionModel:
         if "epoch 1/" in between(prompt, "<progress>", "</progress>"):
             question = re.search(r"question: (.*)", prompt)
             issue = f"Customers calling because: {question.group(1) if question else 'unknown'}"
-            calls.append(ToolCallPart("add_skill", {"section": "context", "issue": issue, "keywords": ["airline"],
-                                                    "insight": "Act within the policy."}))
+            calls.append(
+                ToolCallPart(
+                    "add_skill",
+                    {
+                        "section": "context",
+                        "issue": issue,
+                        "keywords": ["airline"],
+                        "insight": "Act within the policy.",
+                    },
+                )
+            )
         if not calls:
             return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "nothing to change"})])
         return ModelResponse(parts=calls)

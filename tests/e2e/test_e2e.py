@@ -74,11 +74,16 @@ def test_online_run_records_exactly_what_reached_the_agent_and_counters_follow_o
         else:
             assert recorded == _prompt_skills(simulation)
     assert any(simulation.injected_skill_ids for simulation in train), "no skill ever reached the agent"
-    assert all(_prompt_skills(sim) == [] and sim.injected_skill_ids == [] for sim in _simulations(run, "benchmark/baseline.json"))
+    assert all(
+        _prompt_skills(sim) == [] and sim.injected_skill_ids == []
+        for sim in _simulations(run, "benchmark/baseline.json")
+    )
 
     skillbook = Skillbook.load_from_file(run / "skillbook.json")
     injected = Counter(skill_id for sim in train for skill_id in sim.injected_skill_ids)
-    won = Counter(skill_id for sim in train if is_success(sim.reward_info.reward) for skill_id in sim.injected_skill_ids)
+    won = Counter(
+        skill_id for sim in train if is_success(sim.reward_info.reward) for skill_id in sim.injected_skill_ids
+    )
     trace_of = {f"tau2:{sim.id}": sim for sim in train}
     for skill in skillbook.skills(include_inactive=True):
         assert skill.used_count == injected[skill.id]
@@ -93,8 +98,9 @@ def test_online_run_records_exactly_what_reached_the_agent_and_counters_follow_o
 
 
 def test_paired_benchmark_scores_a_raised_simulation_as_zero_on_the_same_tasks(tmp_path: Path) -> None:
-    config = E2EConfig(output_dir=tmp_path, reflector_type="simple", skill_injection="all", task_limit=3,
-                       train_epochs=1, max_workers=1)
+    config = E2EConfig(
+        output_dir=tmp_path, reflector_type="simple", skill_injection="all", task_limit=3, train_epochs=1, max_workers=1
+    )
     models = {
         "agent": echo_agent(fail_with_skills=True),
         "user": scripted_user(),
@@ -127,9 +133,15 @@ def test_default_cli_run_exits_0_and_verifies(tmp_path: Path, capsys: pytest.Cap
     report = json.loads((out / "report.json").read_text())
     assert summary["plumbing_only"] is True and report["plumbing_only"] is True
     assert summary["exit_status"] == 0 and summary["verify_problems"] == []
-    assert [phase["name"] for phase in report["phases"]] == ["learning", "benchmark: baseline", "benchmark: with skills"]
+    assert [phase["name"] for phase in report["phases"]] == [
+        "learning",
+        "benchmark: baseline",
+        "benchmark: with skills",
+    ]
     assert report["phases"][0]["usage"]["skill_manager"]["requests"] > 0
-    assert {row["id"] for row in report["skills_attribution"]} == {s.id for s in Skillbook.load_from_file(out / "skillbook.json").skills()}
+    assert {row["id"] for row in report["skills_attribution"]} == {
+        s.id for s in Skillbook.load_from_file(out / "skillbook.json").skills()
+    }
     markdown = (out / "report.md").read_text()
     assert markdown.startswith("# ace-eval e2e run")
     for skill in Skillbook.load_from_file(out / "skillbook.json").skills():  # each row names its skill's issue
@@ -161,8 +173,16 @@ def test_a_session_without_operation_is_nothing_learned_and_a_failed_reflection_
 ) -> None:
     # pydantic-ai's TestModel never runs code successfully, so the Recursive Reflector's submission is
     # rejected until its retries run out and it returns a failed reflection (not a pipeline error).
-    config = E2EConfig(output_dir=tmp_path / "rr", reflector_model="test", skill_manager_model="test", agent_model="test",
-                       user_model="test", task_limit=1, train_epochs=1, benchmark=False)
+    config = E2EConfig(
+        output_dir=tmp_path / "rr",
+        reflector_model="test",
+        skill_manager_model="test",
+        agent_model="test",
+        user_model="test",
+        task_limit=1,
+        train_epochs=1,
+        benchmark=False,
+    )
 
     report = run_e2e(config, log=lambda _: None, models={"user": scripted_user()})
 
@@ -171,8 +191,9 @@ def test_a_session_without_operation_is_nothing_learned_and_a_failed_reflection_
     assert report.traces_learned == 0 and len(report.failures) == 1
 
     recorded = recorded_dir / "tau2trace_gpt-4.1-mini_airline_1sim.json"
-    offline = E2EConfig(output_dir=tmp_path / "offline", traces=(recorded,), reflector_type="simple", train_epochs=2,
-                        benchmark=False)
+    offline = E2EConfig(
+        output_dir=tmp_path / "offline", traces=(recorded,), reflector_type="simple", train_epochs=2, benchmark=False
+    )
     models = {"reflector": analysing_reflector(), "skill_manager": tagging_skill_manager()}
 
     report = run_e2e(offline, log=lambda _: None, models=models)  # type: ignore[arg-type]
@@ -186,12 +207,34 @@ def test_a_session_without_operation_is_nothing_learned_and_a_failed_reflection_
     ("args", "message"),
     [
         (["--agent-model", "openai/gpt-4.1-mini"], "mix offline and real models"),
-        (["--reflector-model", "openai/gpt-4.1-mini", "--skill-manager-model", "openai/gpt-4.1-mini",
-          "--agent-model", "openai/gpt-4.1-mini", "--user-model", "openai/gpt-4.1-mini"],
-         "OPENAI_API_KEY is not set for openai/gpt-4.1-mini"),
-        (["--agent-model", "nonsense-provider/x", "--user-model", "nonsense-provider/x",
-          "--reflector-model", "nonsense-provider/x", "--skill-manager-model", "nonsense-provider/x", "--api-base",
-          "http://127.0.0.1:9/v1"], "unknown litellm provider"),
+        (
+            [
+                "--reflector-model",
+                "openai/gpt-4.1-mini",
+                "--skill-manager-model",
+                "openai/gpt-4.1-mini",
+                "--agent-model",
+                "openai/gpt-4.1-mini",
+                "--user-model",
+                "openai/gpt-4.1-mini",
+            ],
+            "OPENAI_API_KEY is not set for openai/gpt-4.1-mini",
+        ),
+        (
+            [
+                "--agent-model",
+                "nonsense-provider/x",
+                "--user-model",
+                "nonsense-provider/x",
+                "--reflector-model",
+                "nonsense-provider/x",
+                "--skill-manager-model",
+                "nonsense-provider/x",
+                "--api-base",
+                "http://127.0.0.1:9/v1",
+            ],
+            "unknown litellm provider",
+        ),
     ],
 )
 def test_bad_roles_exit_2_in_one_line_before_any_model_is_called(
@@ -293,11 +336,29 @@ def test_a_run_whose_simulations_all_fail_exits_1_and_prints_failures_first(
     out = tmp_path / "run"
     # Real model strings against a closed local port: every request fails to connect.
     real = ["openai/nothing-listens"] * 4
-    roles = [flag for pair in zip(["--agent-model", "--user-model", "--reflector-model", "--skill-manager-model"], real)
-             for flag in pair]
+    roles = [
+        flag
+        for pair in zip(["--agent-model", "--user-model", "--reflector-model", "--skill-manager-model"], real)
+        for flag in pair
+    ]
 
-    code = main(["e2e", "--task-limit", "1", "--train-epochs", "1", "--no-benchmark", "--output-dir", str(out),
-                 "--api-base", "http://127.0.0.1:9/v1", "--api-key", "none", *roles])
+    code = main(
+        [
+            "e2e",
+            "--task-limit",
+            "1",
+            "--train-epochs",
+            "1",
+            "--no-benchmark",
+            "--output-dir",
+            str(out),
+            "--api-base",
+            "http://127.0.0.1:9/v1",
+            "--api-key",
+            "none",
+            *roles,
+        ]
+    )
 
     printed = capsys.readouterr().out
     assert code == 1

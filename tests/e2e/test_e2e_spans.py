@@ -16,8 +16,20 @@ def test_spans_of_a_skill_are_exactly_the_sessions_its_occurrences_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out, spans_file = tmp_path / "run", tmp_path / "spans.jsonl"
-    argv = ["e2e", "--task-limit", "3", "--train-epochs", "2", "--no-benchmark", "--skill-injection", "all",
-            "--output-dir", str(out), "--spans-file", str(spans_file)]
+    argv = [
+        "e2e",
+        "--task-limit",
+        "3",
+        "--train-epochs",
+        "2",
+        "--no-benchmark",
+        "--skill-injection",
+        "all",
+        "--output-dir",
+        str(out),
+        "--spans-file",
+        str(spans_file),
+    ]
     assert main(argv) == 0
     capsys.readouterr()
 

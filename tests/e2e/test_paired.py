@@ -19,8 +19,11 @@ from ace_eval.e2e.paired import (
 
 def _arm(rewards: dict[str, list[float]]) -> list[TrialOutcome]:
     """One outcome per reward; a task's trials are numbered 0, 1, ... in list order."""
-    return [TrialOutcome(task_id, trial, reward) for task_id, values in rewards.items()
-            for trial, reward in enumerate(values)]
+    return [
+        TrialOutcome(task_id, trial, reward)
+        for task_id, values in rewards.items()
+        for trial, reward in enumerate(values)
+    ]
 
 
 def test_identical_arms_differ_by_zero_with_a_zero_interval() -> None:
@@ -192,10 +195,8 @@ def test_paired_to_dict_is_json_ready_and_has_every_field() -> None:
     assert data["difference"] == comparison.difference
     assert data["difference_ci95"] == list(comparison.difference_ci95)
     assert data["baseline"]["pass_hat_k"] == {"1": 0.5}
-    assert data["newly_passing"] == [{"task_id": "1", "trials": 1, "baseline_successes": 0,
-                                      "with_skills_successes": 1}]
-    assert data["newly_failing"] == [{"task_id": "2", "trials": 1, "baseline_successes": 1,
-                                      "with_skills_successes": 0}]
+    assert data["newly_passing"] == [{"task_id": "1", "trials": 1, "baseline_successes": 0, "with_skills_successes": 1}]
+    assert data["newly_failing"] == [{"task_id": "2", "trials": 1, "baseline_successes": 1, "with_skills_successes": 0}]
     assert data["baseline_failures"] == []
     assert data["with_skills_failures"] == [{"task_id": "2", "trial": 0, "reward": 0.0, "error": "E: x"}]
 

@@ -26,8 +26,12 @@ _ANALYSIS = {
 def role_of(body: dict[str, Any]) -> str:
     """Which role sent a request, from its system prompt."""
     system = " ".join(str(m.get("content")) for m in body["messages"] if m["role"] == "system")
-    for marker, role in (("<scenario>", "user"), ("<policy>", "agent"), ("You are the Reflector", "reflector"),
-                         ("You are the SkillManager", "skill_manager")):
+    for marker, role in (
+        ("<scenario>", "user"),
+        ("<policy>", "agent"),
+        ("You are the Reflector", "reflector"),
+        ("You are the SkillManager", "skill_manager"),
+    ):
         if marker in system:
             return role
     return "unknown"
@@ -69,10 +73,16 @@ class StubServer:
             message = _call("final_result", _ANALYSIS)
         elif "finalize" in tools:
             message = _call("finalize", {"reasoning": "nothing new to learn"})
-        return {"id": "cmpl", "object": "chat.completion", "created": 0, "model": body["model"],
-                "choices": [{"index": 0, "message": message,
-                             "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}],
-                "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}}
+        return {
+            "id": "cmpl",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body["model"],
+            "choices": [
+                {"index": 0, "message": message, "finish_reason": "tool_calls" if message.get("tool_calls") else "stop"}
+            ],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25},
+        }
 
     def close(self) -> None:
         self._httpd.shutdown()
@@ -80,8 +90,13 @@ class StubServer:
 
 
 def _call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "content": None, "tool_calls": [
-        {"id": f"call_{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": f"call_{name}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}
+        ],
+    }
 
 
 @pytest.fixture
@@ -94,13 +109,43 @@ def stub_server() -> Iterator[StubServer]:
 
 
 def test_every_request_of_every_role_carries_its_cap_and_temperature(stub_server: StubServer, tmp_path: Path) -> None:
-    roles = ["--agent-model", "openai/stub", "--user-model", "openai/stub", "--reflector-model", "openai/stub",
-             "--skill-manager-model", "openai/stub"]
+    roles = [
+        "--agent-model",
+        "openai/stub",
+        "--user-model",
+        "openai/stub",
+        "--reflector-model",
+        "openai/stub",
+        "--skill-manager-model",
+        "openai/stub",
+    ]
 
-    code = main(["e2e", "--task-limit", "1", "--train-epochs", "1", "--reflector-type", "simple",
-                 "--api-base", stub_server.api_base, "--api-key", "sk-stub", "--output-dir", str(tmp_path / "run"),
-                 "--temperature", "0.2", "--max-output-tokens", "300",
-                 "--skill-manager-max-output-tokens", "200", "--user-temperature", "0.7", *roles])
+    code = main(
+        [
+            "e2e",
+            "--task-limit",
+            "1",
+            "--train-epochs",
+            "1",
+            "--reflector-type",
+            "simple",
+            "--api-base",
+            stub_server.api_base,
+            "--api-key",
+            "sk-stub",
+            "--output-dir",
+            str(tmp_path / "run"),
+            "--temperature",
+            "0.2",
+            "--max-output-tokens",
+            "300",
+            "--skill-manager-max-output-tokens",
+            "200",
+            "--user-temperature",
+            "0.7",
+            *roles,
+        ]
+    )
 
     assert code == 0
     expected = {"agent": (300, 0.2), "user": (300, 0.7), "reflector": (300, 0.2), "skill_manager": (200, 0.2)}

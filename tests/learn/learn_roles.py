@@ -14,7 +14,9 @@ from pydantic_ai.models.instrumented import InstrumentationSettings
 from ace_eval.scripted import tool_returns, user_texts
 
 
-def record_weather_run(path: Path, *, question: str = "What is the weather in Paris?", include_content: bool = True) -> None:
+def record_weather_run(
+    path: Path, *, question: str = "What is the weather in Paris?", include_content: bool = True
+) -> None:
     """Run a pydantic-ai agent with a tool under OpenTelemetry; append its spans to `path` (OTLP JSON lines)."""
     from opentelemetry.exporter.otlp.json.file import FileSpanExporter
     from opentelemetry.sdk.trace import TracerProvider
@@ -67,12 +69,19 @@ def skill_manager_model() -> FunctionModel:
             return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "added one skill"})])
         city = re.search(r"weather in (\w+)", "\n".join(user_texts(messages)))
         topic = city.group(1) if city else "unknown"
-        return ModelResponse(parts=[ToolCallPart("add_skill", {
-            "section": "context",
-            "issue": f"Weather questions about {topic}.",
-            "keywords": ["weather", topic.lower()],
-            "insight": "Name the weather tool the answer came from.",
-        })])
+        return ModelResponse(
+            parts=[
+                ToolCallPart(
+                    "add_skill",
+                    {
+                        "section": "context",
+                        "issue": f"Weather questions about {topic}.",
+                        "keywords": ["weather", topic.lower()],
+                        "insight": "Name the weather tool the answer came from.",
+                    },
+                )
+            ]
+        )
 
     return FunctionModel(respond)
 

@@ -50,7 +50,9 @@ def test_a_bad_spans_line_fails_its_trace_the_others_are_learned_and_the_exit_is
     assert f"spans.jsonl trace 1: LoadTracesStep: TraceFileError: trace file {spans} line" in failure
     assert "traces: learned from 2, nothing learned 0, failed 1" in out
     assert sorted(s.issue for s in Skillbook.load_from_file(book).skills()) == [
-        "Weather questions about Paris.", "Weather questions about Rome."]
+        "Weather questions about Paris.",
+        "Weather questions about Rome.",
+    ]
 
 
 def test_an_existing_skillbook_is_extended_and_checkpoints_are_written(tmp_path: Path) -> None:
@@ -59,21 +61,42 @@ def test_an_existing_skillbook_is_extended_and_checkpoints_are_written(tmp_path:
     seeded = Skillbook()
     seeded.add_skill(section="context", issue="Old skill.", keywords=["old"], insight="Keep it.")
     seeded.save_to_file(book)
-    assert _learn([str(spans), "--skillbook", str(book), "--checkpoint-dir", str(checkpoints),
-                   "--checkpoint-interval", "1"]) == 0
-    assert sorted(s.issue for s in Skillbook.load_from_file(book).skills()) == ["Old skill.", "Weather questions about Paris."]
+    assert (
+        _learn(
+            [str(spans), "--skillbook", str(book), "--checkpoint-dir", str(checkpoints), "--checkpoint-interval", "1"]
+        )
+        == 0
+    )
+    assert sorted(s.issue for s in Skillbook.load_from_file(book).skills()) == [
+        "Old skill.",
+        "Weather questions about Paris.",
+    ]
     assert (checkpoints / "latest.json").is_file()
 
 
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["missing.jsonl", "--skillbook", "{book}", "--reflector-model", "test", "--skill-manager-model", "test"],
-         "no such trace file or folder: missing.jsonl"),
-        (["{spans}", "--skillbook", "{book}", "--reflector-model", "scripted", "--skill-manager-model", "test"],
-         "scripted models belong to ace-eval"),
-        (["{spans}", "--skillbook", "{book}", "--reflector-model", "nonsense-provider/x", "--skill-manager-model", "test"],
-         "--reflector-model"),
+        (
+            ["missing.jsonl", "--skillbook", "{book}", "--reflector-model", "test", "--skill-manager-model", "test"],
+            "no such trace file or folder: missing.jsonl",
+        ),
+        (
+            ["{spans}", "--skillbook", "{book}", "--reflector-model", "scripted", "--skill-manager-model", "test"],
+            "scripted models belong to ace-eval",
+        ),
+        (
+            [
+                "{spans}",
+                "--skillbook",
+                "{book}",
+                "--reflector-model",
+                "nonsense-provider/x",
+                "--skill-manager-model",
+                "test",
+            ],
+            "--reflector-model",
+        ),
     ],
     ids=["missing-trace", "scripted", "unknown-model"],
 )
@@ -92,16 +115,43 @@ def test_a_malformed_skillbook_is_bad_input(tmp_path: Path, capsys: pytest.Captu
     spans, book = tmp_path / "spans.jsonl", tmp_path / "skillbook.json"
     record_weather_run(spans)
     book.write_text("{not a skillbook")
-    assert main(["learn", str(spans), "--skillbook", str(book), "--reflector-model", "test",
-                 "--skill-manager-model", "test"]) == 2
+    assert (
+        main(
+            [
+                "learn",
+                str(spans),
+                "--skillbook",
+                str(book),
+                "--reflector-model",
+                "test",
+                "--skill-manager-model",
+                "test",
+            ]
+        )
+        == 2
+    )
     assert book.read_text() == "{not a skillbook"
 
 
-def test_the_test_model_runs_offline_and_reports_what_happened(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_test_model_runs_offline_and_reports_what_happened(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     spans, book = tmp_path / "spans.jsonl", tmp_path / "skillbook.json"
     record_weather_run(spans)
-    code = main(["learn", str(spans), "--skillbook", str(book), "--reflector-model", "test",
-                 "--skill-manager-model", "test", "--reflector-type", "simple"])
+    code = main(
+        [
+            "learn",
+            str(spans),
+            "--skillbook",
+            str(book),
+            "--reflector-model",
+            "test",
+            "--skill-manager-model",
+            "test",
+            "--reflector-type",
+            "simple",
+        ]
+    )
     out = capsys.readouterr().out
     assert code in (0, 1) and "traces: learned from" in out and book.is_file()
     assert (code == 1) == ("failure: " in out)
@@ -111,6 +161,8 @@ def test_the_learn_parser_loads_no_llm_client() -> None:
     import subprocess
     import sys
 
-    code = ("from ace.cli import make_parser; make_parser(['learn', 't.jsonl', '--skillbook', 'sb.json']); import sys; "
-            "print(' '.join(m for m in ('pydantic_ai', 'litellm', 'openai', 'onnxruntime') if m in sys.modules))")
+    code = (
+        "from ace.cli import make_parser; make_parser(['learn', 't.jsonl', '--skillbook', 'sb.json']); import sys; "
+        "print(' '.join(m for m in ('pydantic_ai', 'litellm', 'openai', 'onnxruntime') if m in sys.modules))"
+    )
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split() == []

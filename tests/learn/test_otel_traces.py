@@ -24,8 +24,14 @@ def test_a_pydantic_ai_run_loads_with_its_messages_and_tool_calls_in_order(tmp_p
     spans = tmp_path / "spans.jsonl"
     record_weather_run(spans)
     [trace] = load_trace_file(spans)
-    root = next(s for line in spans_lines(spans) for rs in line["resourceSpans"] for ss in rs["scopeSpans"]
-                for s in ss["spans"] if s["name"] == "invoke_agent weather_agent")
+    root = next(
+        s
+        for line in spans_lines(spans)
+        for rs in line["resourceSpans"]
+        for ss in rs["scopeSpans"]
+        for s in ss["spans"]
+        if s["name"] == "invoke_agent weather_agent"
+    )
     assert trace["trace_id"] == f"{root['traceId']}:{root['spanId']}"
     assert trace["agent"] == "weather_agent" and trace["final_result"] == "It is sunny in Paris."
     assert "note" not in trace
@@ -39,7 +45,7 @@ def test_a_pydantic_ai_run_loads_with_its_messages_and_tool_calls_in_order(tmp_p
     ]
     assert trace["messages"][2]["tool_calls"][0]["arguments"] == {"city": "Paris"}
     rendered = render_trace(trace)
-    assert "-> get_weather({\"city\": \"Paris\"})" in rendered and "[3] tool get_weather:\nsunny in Paris" in rendered
+    assert '-> get_weather({"city": "Paris"})' in rendered and "[3] tool get_weather:\nsunny in Paris" in rendered
 
 
 def test_the_trace_uid_and_display_name_name_the_run(tmp_path: Path) -> None:
@@ -58,7 +64,10 @@ def test_each_root_run_is_one_trace_in_file_order(tmp_path: Path) -> None:
     record_weather_run(spans)
     record_weather_run(spans, question="What is the weather in Rome?")
     traces = load_trace_file(spans)
-    assert [t["messages"][1]["content"] for t in traces] == ["What is the weather in Paris?", "What is the weather in Rome?"]
+    assert [t["messages"][1]["content"] for t in traces] == [
+        "What is the weather in Paris?",
+        "What is the weather in Rome?",
+    ]
 
 
 def test_a_malformed_line_fails_only_its_own_trace(tmp_path: Path) -> None:
@@ -76,7 +85,10 @@ def test_a_malformed_line_fails_only_its_own_trace(tmp_path: Path) -> None:
             loaded.append(LoadTracesStep()(ACEStepContext(sample=location)).trace)
         except TraceFileError as exc:
             errors.append(str(exc))
-    assert [t["messages"][1]["content"] for t in loaded] == ["What is the weather in Paris?", "What is the weather in Rome?"]
+    assert [t["messages"][1]["content"] for t in loaded] == [
+        "What is the weather in Paris?",
+        "What is the weather in Rome?",
+    ]
     line = len(spans_lines_before_bad(spans)) + 1
     assert errors[0].startswith(f"trace file {spans} line {line} is not valid JSON")
     assert errors[1] == f"trace file {spans} line {line + 1}: a span's traceId is not a hex id: 'zz'"
@@ -95,7 +107,11 @@ def test_spans_without_content_load_with_a_note_and_the_tool_names_in_order(tmp_
     [trace] = load_trace_file(spans)
     assert trace["note"] == CONTENT_OFF_NOTE
     assert [(m["role"], [c["name"] for c in m.get("tool_calls", [])]) for m in trace["messages"]] == [
-        ("user", []), ("assistant", ["get_weather"]), ("tool", []), ("assistant", [])]
+        ("user", []),
+        ("assistant", ["get_weather"]),
+        ("tool", []),
+        ("assistant", []),
+    ]
     assert "content capture was off" in render_trace(trace)
 
 
@@ -116,17 +132,32 @@ def test_a_nested_agent_run_belongs_to_its_root(tmp_path: Path) -> None:
     trace_id = "ab" * 16
 
     def span(span_id: str, parent: str | None, name: str, **attributes: str) -> dict:
-        return {"traceId": trace_id, "spanId": span_id, "parentSpanId": parent or "", "name": name,
-                "startTimeUnixNano": str(int(span_id, 16)),
-                "attributes": [{"key": k.replace("__", "."), "value": {"stringValue": v}} for k, v in attributes.items()]}
+        return {
+            "traceId": trace_id,
+            "spanId": span_id,
+            "parentSpanId": parent or "",
+            "name": name,
+            "startTimeUnixNano": str(int(span_id, 16)),
+            "attributes": [{"key": k.replace("__", "."), "value": {"stringValue": v}} for k, v in attributes.items()],
+        }
 
     tool_args = {"gen_ai__tool__call__arguments": '{"q": "x"}', "gen_ai__tool__call__result": "done"}
-    doc = {"resourceSpans": [{"scopeSpans": [{"spans": [
-        span("01", None, "invoke_agent planner", gen_ai__operation__name="invoke_agent"),
-        span("02", "01", "execute_tool delegate", gen_ai__tool__name="delegate", **tool_args),
-        span("03", "02", "invoke_agent helper", gen_ai__operation__name="invoke_agent"),
-        span("04", "03", "execute_tool search", gen_ai__tool__name="search", **tool_args),
-    ]}]}]}
+    doc = {
+        "resourceSpans": [
+            {
+                "scopeSpans": [
+                    {
+                        "spans": [
+                            span("01", None, "invoke_agent planner", gen_ai__operation__name="invoke_agent"),
+                            span("02", "01", "execute_tool delegate", gen_ai__tool__name="delegate", **tool_args),
+                            span("03", "02", "invoke_agent helper", gen_ai__operation__name="invoke_agent"),
+                            span("04", "03", "execute_tool search", gen_ai__tool__name="search", **tool_args),
+                        ]
+                    }
+                ]
+            }
+        ]
+    }
     spans.write_text(json.dumps(doc) + "\n")
     [trace] = load_trace_file(spans)
     assert trace["trace_id"] == f"{trace_id}:01" and trace["nested_agent_runs"] == ["invoke_agent helper"]
@@ -136,7 +167,11 @@ def test_a_nested_agent_run_belongs_to_its_root(tmp_path: Path) -> None:
 
 def test_spans_without_an_agent_run_are_an_error(tmp_path: Path) -> None:
     spans = tmp_path / "spans.jsonl"
-    spans.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": [
-        {"traceId": "ab" * 16, "spanId": "01", "name": "GET /"}]}]}]}) + "\n")
+    spans.write_text(
+        json.dumps(
+            {"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "ab" * 16, "spanId": "01", "name": "GET /"}]}]}]}
+        )
+        + "\n"
+    )
     with pytest.raises(TraceFileError, match="no agent run"):
         load_trace_file(spans)

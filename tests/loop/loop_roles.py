@@ -96,5 +96,3 @@ def skill_manager_model() -> FunctionModel:
         return ModelResponse(parts=calls)
 
     return FunctionModel(respond)
-
-

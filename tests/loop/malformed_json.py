@@ -40,8 +40,22 @@ WRONG_VALUES = st.one_of(
     st.integers(min_value=-(2**70), max_value=2**70),
     st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=12),
-    st.sampled_from([[], {}, [1], [None], ["x"], {"role": 5}, {"role": None}, [{"role": "user", "content": 3}],
-                     {"messages": 1}, {"tool_calls": 7}, [[]], {"": {}}]),
+    st.sampled_from(
+        [
+            [],
+            {},
+            [1],
+            [None],
+            ["x"],
+            {"role": 5},
+            {"role": None},
+            [{"role": "user", "content": 3}],
+            {"messages": 1},
+            {"tool_calls": 7},
+            [[]],
+            {"": {}},
+        ]
+    ),
     st.just(_RAW),
 )
 """Values of the wrong type for any field of a trace or Results file."""

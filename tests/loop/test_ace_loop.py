@@ -100,7 +100,10 @@ def test_checkpoints_are_written_every_n_samples(roles: dict[str, Any], tmp_path
     ace.run(_samples(), epochs=2)
 
     assert sorted(p.name for p in tmp_path.glob("*.json")) == [
-        "checkpoint_2.json", "checkpoint_4.json", "checkpoint_6.json", "latest.json",
+        "checkpoint_2.json",
+        "checkpoint_4.json",
+        "checkpoint_6.json",
+        "latest.json",
     ]
     # Learning runs behind the checkpoint step: the 2nd sample's checkpoint may include the 3rd's skill.
     assert 2 <= len(Skillbook.load_from_file(tmp_path / "checkpoint_2.json")) <= 3

@@ -25,8 +25,13 @@ def _manager(**kwargs: object) -> DeduplicationManager:
 def _book() -> Skillbook:
     book = Skillbook()
     book.add_skill("context", REFUND, ["refund"], REFUND_INSIGHT, insight_source=_source("a"))
-    book.add_skill("context", "Baggage allowance depends on the membership tier.", ["baggage"],
-                   "Look up the membership tier before quoting bags.", insight_source=_source("b"))
+    book.add_skill(
+        "context",
+        "Baggage allowance depends on the membership tier.",
+        ["baggage"],
+        "Look up the membership tier before quoting bags.",
+        insight_source=_source("b"),
+    )
     book.add_skill("context", REFUND.upper(), ["refund", "basic_economy"], REFUND_INSIGHT, insight_source=_source("c"))
     return book
 
@@ -44,7 +49,8 @@ def test_exact_duplicate_is_absorbed_with_its_keywords_and_provenance() -> None:
     assert kept.keywords == ("refund", "basic_economy")
     # The keeper's trace stays its primary one; the absorbed skill's trace supports it.
     assert [(o.trace_uid, o.relation) for o in kept.occurrences if o.source_system == "tau2"][-1] == (
-        "tau2:a", "supporting"
+        "tau2:a",
+        "supporting",
     )
     assert [o.operation_type for o in removed.occurrences][-1] == "REMOVE"
     assert [op.type for op in report.operations] == ["UPDATE", "UPDATE", "REMOVE"]

@@ -17,7 +17,10 @@ def test_learn_from_tau2_traces_example_runs_offline(recorded_dir: Path, tmp_pat
 
     completed = subprocess.run(
         [sys.executable, str(REPO / "examples" / "learn_from_tau2_traces.py"), str(recorded), "-o", str(output)],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
     assert completed.returncode == 0, completed.stderr
@@ -32,9 +35,19 @@ def test_learn_from_tau2_traces_example_does_not_count_a_failed_reflection_as_le
     recorded = recorded_dir / "tau2trace_gpt-4.1-mini_airline_1sim.json"
 
     completed = subprocess.run(
-        [sys.executable, str(REPO / "examples" / "learn_from_tau2_traces.py"), str(recorded),
-         "-o", str(tmp_path / "skillbook.json"), "--model", "test"],
-        capture_output=True, text=True, timeout=120, check=False,
+        [
+            sys.executable,
+            str(REPO / "examples" / "learn_from_tau2_traces.py"),
+            str(recorded),
+            "-o",
+            str(tmp_path / "skillbook.json"),
+            "--model",
+            "test",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
     assert completed.returncode == 1, completed.stderr
@@ -44,9 +57,18 @@ def test_learn_from_tau2_traces_example_does_not_count_a_failed_reflection_as_le
 
 def test_learn_from_tau2_traces_example_exits_2_on_a_missing_input_and_writes_nothing(tmp_path: Path) -> None:
     completed = subprocess.run(
-        [sys.executable, str(REPO / "examples" / "learn_from_tau2_traces.py"), str(tmp_path / "absent.json"),
-         "-o", str(tmp_path / "out" / "skillbook.json")],
-        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+        [
+            sys.executable,
+            str(REPO / "examples" / "learn_from_tau2_traces.py"),
+            str(tmp_path / "absent.json"),
+            "-o",
+            str(tmp_path / "out" / "skillbook.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=tmp_path,
     )
 
     assert completed.returncode == 2

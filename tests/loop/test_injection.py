@@ -123,7 +123,9 @@ def test_a_matched_policy_needs_a_matcher_at_construction(roles: dict[str, Any])
         ACE.from_roles(**roles, skill_injection="matched")
 
 
-def test_the_skill_manager_is_shown_the_outcome_next_to_the_injected_skills(roles: dict[str, Any], embedder: Any) -> None:
+def test_the_skill_manager_is_shown_the_outcome_next_to_the_injected_skills(
+    roles: dict[str, Any], embedder: Any
+) -> None:
     prompts: list[str] = []
 
     def finalize_at_once(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:

@@ -32,14 +32,17 @@ def _quotable(messages: list[dict[str, Any]]) -> tuple[int, str]:
 
 
 def _reflection(reasoning: str) -> ReflectorOutput:
-    return ReflectorOutput(reasoning=reasoning, error_identification="e", root_cause_analysis="c",
-                           correct_approach="a", key_insight="k")
+    return ReflectorOutput(
+        reasoning=reasoning, error_identification="e", root_cause_analysis="c", correct_approach="a", key_insight="k"
+    )
 
 
 def test_insight_source_refs_the_recorded_tau2_message_the_reflection_quotes(recorded_dir: Path) -> None:
     trace = _recorded_trace(recorded_dir)
     index, phrase = _quotable(trace["simulation"]["messages"])
-    ctx = ACEStepContext(sample=Sample(question="q", id="s"), trace=trace, reflections=(_reflection(f'The agent wrote "{phrase}".'),))
+    ctx = ACEStepContext(
+        sample=Sample(question="q", id="s"), trace=trace, reflections=(_reflection(f'The agent wrote "{phrase}".'),)
+    )
 
     source = insight_source_for(ctx)
 
@@ -55,8 +58,9 @@ async def test_update_step_puts_the_trace_refs_on_every_occurrence(recorded_dir:
     index, phrase = _quotable(trace["simulation"]["messages"])
     book = Skillbook()
     step = UpdateStep(SkillManager(skill_manager_model(), embedder=BagOfWordsEmbedder()), book)
-    ctx = ACEStepContext(sample=Sample(question="refund?", id="s"), trace=trace,
-                         reflections=(_reflection(f'"{phrase}" came too early'),))
+    ctx = ACEStepContext(
+        sample=Sample(question="refund?", id="s"), trace=trace, reflections=(_reflection(f'"{phrase}" came too early'),)
+    )
 
     await step(ctx)
 
@@ -69,11 +73,21 @@ async def test_update_step_puts_the_trace_refs_on_every_occurrence(recorded_dir:
 def test_a_merge_keeps_the_keepers_primary_trace_and_marks_absorbed_traces_supporting() -> None:
     issue, insight = "Refund requests for basic economy tickets are refused.", "Check the fare first."
     book = Skillbook()
-    kept = book.add_skill("context", issue, ["refund"], insight,
-                          insight_source=InsightSource(source_system="tau2", trace_id="a", relation="primary"))
+    kept = book.add_skill(
+        "context",
+        issue,
+        ["refund"],
+        insight,
+        insight_source=InsightSource(source_system="tau2", trace_id="a", relation="primary"),
+    )
     book.tag_skill(kept.id, 1, insight_source=InsightSource(source_system="tau2", trace_id="b", relation="supporting"))
-    other = book.add_skill("context", issue.upper(), ["fare"], insight,
-                           insight_source=InsightSource(source_system="tau2", trace_id="c", relation="primary"))
+    other = book.add_skill(
+        "context",
+        issue.upper(),
+        ["fare"],
+        insight,
+        insight_source=InsightSource(source_system="tau2", trace_id="c", relation="primary"),
+    )
     book.tag_skill(other.id, 1, insight_source=InsightSource(source_system="tau2", trace_id="a", relation="supporting"))
 
     DeduplicationManager(DeduplicationConfig(embedder=BagOfWordsEmbedder())).run(book)

@@ -73,27 +73,37 @@ def test_export_markdown_step_writes_the_skillbook_every_n_samples(tmp_path: Pat
 
 def test_insight_source_carries_trace_identity_epoch_step_and_the_reflection() -> None:
     reflection = ReflectorOutput(
-        reasoning="r", error_identification="promised a refund", root_cause_analysis="c",
-        correct_approach="a", key_insight="check the fare first",
+        reasoning="r",
+        error_identification="promised a refund",
+        root_cause_analysis="c",
+        correct_approach="a",
+        key_insight="check the fare first",
     )
     ctx = ACEStepContext(
-        sample=Sample(question="refund?", id="case-7"), trace={"answer": "yes"}, reflections=(reflection,),
-        epoch=2, sample_index=4,
+        sample=Sample(question="refund?", id="case-7"),
+        trace={"answer": "yes"},
+        reflections=(reflection,),
+        epoch=2,
+        sample_index=4,
     )
 
     source = insight_source_for(ctx)
 
     assert (source.trace_uid, source.epoch, source.step) == ("ace:case-7", 2, 4)
     assert (source.sample_question, source.error_identification, source.learning_text) == (
-        "refund?", "promised a refund", "check the fare first",
+        "refund?",
+        "promised a refund",
+        "check the fare first",
     )
 
 
 def test_reflection_failure_names_the_first_failed_reflection_else_is_none() -> None:
-    ok = ReflectorOutput(reasoning="r", error_identification="e", root_cause_analysis="c", correct_approach="a",
-                         key_insight="k")
-    unexplained = ReflectorOutput(reasoning="", error_identification="", root_cause_analysis="", correct_approach="",
-                                  key_insight="", failed=True)
+    ok = ReflectorOutput(
+        reasoning="r", error_identification="e", root_cause_analysis="c", correct_approach="a", key_insight="k"
+    )
+    unexplained = ReflectorOutput(
+        reasoning="", error_identification="", root_cause_analysis="", correct_approach="", key_insight="", failed=True
+    )
 
     def failure(*reflections: ReflectorOutput) -> str | None:
         return ACEStepContext(sample="q", reflections=reflections).reflection_failure
@@ -135,12 +145,14 @@ async def test_reflect_step_shows_the_injected_skills_to_the_reflector(roles: di
 
 
 async def test_agent_step_with_a_matcher_on_another_skillbook_fails_instead_of_dropping_skills(
-    roles: dict[str, Any]
+    roles: dict[str, Any],
 ) -> None:
     import pytest
 
     step = AgentStep(roles["agent"], Skillbook(), matcher=SkillMatcher(_book()))
-    ctx = ACEStepContext(sample=Sample(question="My flight was cancelled, can I get a refund for my basic economy ticket?"))
+    ctx = ACEStepContext(
+        sample=Sample(question="My flight was cancelled, can I get a refund for my basic economy ticket?")
+    )
 
     with pytest.raises(ValueError, match="'context-00001', which is not in this skillbook"):
         await step(ctx)

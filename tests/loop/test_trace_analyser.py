@@ -124,8 +124,10 @@ def test_a_failed_reflection_is_no_error_but_the_result_says_why_it_taught_nothi
 def test_epoch_position_fields_say_which_sample_of_which_epoch(roles: dict[str, Any]) -> None:
     results = _analyser(roles).run(["t0", "t1", "t2"], epochs=2)
 
-    assert [(r.output.epoch, r.output.sample_index, r.output.samples_per_epoch, r.output.global_sample_index)
-            for r in results] == [(1, 0, 3, 0), (1, 1, 3, 1), (1, 2, 3, 2), (2, 0, 3, 3), (2, 1, 3, 4), (2, 2, 3, 5)]
+    assert [
+        (r.output.epoch, r.output.sample_index, r.output.samples_per_epoch, r.output.global_sample_index)
+        for r in results
+    ] == [(1, 0, 3, 0), (1, 1, 3, 1), (1, 2, 3, 2), (2, 0, 3, 3), (2, 1, 3, 4), (2, 2, 3, 5)]
 
 
 def test_loaded_traces_are_copies_so_one_sample_cannot_change_another(tmp_path: Path) -> None:

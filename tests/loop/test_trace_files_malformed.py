@@ -226,7 +226,7 @@ def test_a_bad_jsonl_line_or_simulation_fails_only_its_own_sample(
 
     assert [r.failed_at for r in outcome] == [None, "LoadTracesStep", None, "LoadTracesStep", None]
     assert f"trace file {jsonl} line 2 is not valid JSON" in str(outcome[1].error)
-    assert f"trace file {results} simulation 0: \"messages\" is not a list: 5" == str(outcome[3].error)
+    assert f'trace file {results} simulation 0: "messages" is not a list: 5' == str(outcome[3].error)
     with pytest.raises(TraceFileError, match="line 2"):
         load_trace_file(jsonl)
 

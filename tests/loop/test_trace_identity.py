@@ -9,7 +9,11 @@ from ace.steps import infer_trace_identity
 
 def test_explicit_metadata_wins() -> None:
     identity = infer_trace_identity({"id": "ignored"}, metadata={"trace_uid": "kayba-hosted:conv-123"})
-    assert (identity.source_system, identity.trace_id, identity.trace_uid) == ("kayba-hosted", "conv-123", "kayba-hosted:conv-123")
+    assert (identity.source_system, identity.trace_id, identity.trace_uid) == (
+        "kayba-hosted",
+        "conv-123",
+        "kayba-hosted:conv-123",
+    )
 
 
 def test_tau2_simulation_uses_its_simulation_id_and_names_task_and_trial() -> None:

@@ -28,8 +28,15 @@ def span_file(path: Path, runs: int, *, chain: int = 0) -> Path:
     spans: list[dict[str, Any]] = [
         {"traceId": "ab", "spanId": f"{number + 1:x}", "name": "invoke_agent a"} for number in range(runs)
     ]
-    spans += [{"traceId": "cd", "spanId": f"{number + 1:x}", "name": "invoke_agent a" if number == 0 else "step",
-               **({"parentSpanId": f"{number:x}"} if number else {})} for number in range(chain)]
+    spans += [
+        {
+            "traceId": "cd",
+            "spanId": f"{number + 1:x}",
+            "name": "invoke_agent a" if number == 0 else "step",
+            **({"parentSpanId": f"{number:x}"} if number else {}),
+        }
+        for number in range(chain)
+    ]
     path.write_text(json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}) + "\n")
     return path
 
@@ -52,6 +59,7 @@ def calls_to_load(path: Path) -> int:
 
 
 # Class 8: loaders - cost ----------------------------------------------------------------------------
+
 
 def test_a_span_file_of_many_root_runs_is_parsed_in_linear_work(tmp_path: Path) -> None:
     small = calls_to_load(span_file(tmp_path / "small.jsonl", 150))
@@ -113,8 +121,16 @@ def test_a_jsonl_file_of_bad_lines_is_refused_as_a_whole(tmp_path: Path) -> None
         "[" + ",".join(['"\U0001f600"'] * 100_000) + "]",
         "[" + ",".join(["1.5"] * 100_000) + "]",
     ],
-    ids=["empty objects", "empty arrays", "one-key objects", "one big object", "objects of arrays",
-         "nested arrays", "astral strings", "floats"],
+    ids=[
+        "empty objects",
+        "empty arrays",
+        "one-key objects",
+        "one big object",
+        "objects of arrays",
+        "nested arrays",
+        "astral strings",
+        "floats",
+    ],
 )
 def test_the_memory_estimate_is_an_upper_bound_of_what_parsing_takes(text: str) -> None:
     tracemalloc.start()
@@ -135,6 +151,7 @@ def test_recorded_traces_are_far_below_the_memory_bound(recorded_dir: Path) -> N
 
 
 # Class 9: loaders - shape ---------------------------------------------------------------------------
+
 
 def _results_with(recorded_dir: Path, folder: Path, change: Any) -> Path:
     document = json.loads((recorded_dir / RECORDED).read_text())

@@ -180,8 +180,24 @@ SKILLS: list[dict] = [
 """Skills in id order: `context-00001` ... `context-00018`, then `harness-00001` and its twin
 `harness-00002` (identical issue and keywords). `context-00017` and `context-00018` are inactive."""
 
-(DNS, TLS, TERRAFORM, AMP_NAN, DATALOADER, PIPEFAIL, CRON, ANDROID, STICKY, JS_SORT, GO_LOOP, REDIS,
- EXIF, SPF, BAKING, OVERTIME) = (f"context-{n:05d}" for n in range(1, 17))
+(
+    DNS,
+    TLS,
+    TERRAFORM,
+    AMP_NAN,
+    DATALOADER,
+    PIPEFAIL,
+    CRON,
+    ANDROID,
+    STICKY,
+    JS_SORT,
+    GO_LOOP,
+    REDIS,
+    EXIF,
+    SPF,
+    BAKING,
+    OVERTIME,
+) = (f"context-{n:05d}" for n in range(1, 17))
 GRADLE, NGINX = "context-00017", "context-00018"
 SHELL_TOOL, SHELL_TOOL_TWIN = "harness-00001", "harness-00002"
 
@@ -264,6 +280,7 @@ def _categories() -> dict[str, str]:
 CATEGORIES: dict[str, str] = _categories()
 """Each task of `EXPECTED` -> its category: relevant, tie, irrelevant, same_domain (a skill's domain,
 not its situation) or draft_trap (an inactive skill's situation)."""
+
 
 def build_heldout_skillbook() -> Skillbook:
     """A skillbook holding `SKILLS` (ids as in the `SKILLS` docstring)."""

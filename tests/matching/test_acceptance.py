@@ -129,8 +129,10 @@ def test_hard_inactive_skills_are_never_returned(hard_returned, hard_set):
 
 
 def test_hard_set_has_at_least_ten_tasks_in_each_category_the_issue_names(hard_set):
-    counts = {category: sum(task["category"] == category for task in hard_set.tasks)
-              for category in ("paraphrase", "widened", "narrowed", "near_domain", "keyword_only")}
+    counts = {
+        category: sum(task["category"] == category for task in hard_set.tasks)
+        for category in ("paraphrase", "widened", "narrowed", "near_domain", "keyword_only")
+    }
 
     assert min(counts.values()) >= 10, counts
 
@@ -151,9 +153,10 @@ def test_acceptance_sets_are_independent_of_the_tuning_set(embedder, dev_set, ha
 
 def test_hard_set_uses_other_domains_than_the_heldout_set(embedder, hard_set):
     # Measured maxima: 0.38 between skill issues, 0.41 between tasks.
-    issues = embedder.embed([skill["issue"] for skill in hard_set.skills]) @ embedder.embed(
-        [skill["issue"] for skill in SKILLS]
-    ).T
+    issues = (
+        embedder.embed([skill["issue"] for skill in hard_set.skills])
+        @ embedder.embed([skill["issue"] for skill in SKILLS]).T
+    )
     tasks = embedder.embed([task["task"] for task in hard_set.tasks]) @ embedder.embed(list(EXPECTED)).T
 
     assert float(np.max(issues)) < 0.6

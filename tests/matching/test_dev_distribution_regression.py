@@ -42,7 +42,9 @@ UNRELATED_TASKS = [
     "Recommend a SQL style guide for our analysts.",
 ]
 WEAKLY_RELATED_TASK = "Explain to a new engineer what a Kubernetes pod is."
-RATE_LIMIT_TASK = "Our eval run with 32 parallel workers died halfway with 'Error code: 429 - rate_limit_exceeded'. Rerun it."
+RATE_LIMIT_TASK = (
+    "Our eval run with 32 parallel workers died halfway with 'Error code: 429 - rate_limit_exceeded'. Rerun it."
+)
 
 
 def ids(matches) -> list[str]:

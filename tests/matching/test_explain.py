@@ -40,7 +40,11 @@ def test_explain_splits_the_shortlist_at_the_floor_and_agrees_with_match(skillbo
     assert all(m.score < 0.5 for m in explanation.near_misses)
     assert explanation.floor == 0.5
     # every active skill is shortlisted (8 < 20): each is either matched, cut by the limit or a near miss
-    assert len(explanation.matches) + explanation.above_limit + len(explanation.near_misses) == explanation.shortlist_size == 8
+    assert (
+        len(explanation.matches) + explanation.above_limit + len(explanation.near_misses)
+        == explanation.shortlist_size
+        == 8
+    )
 
 
 def test_explain_with_nothing_above_the_floor_has_no_match_and_every_candidate_as_near_miss(skillbook, embedder):

@@ -89,7 +89,9 @@ def test_rebind_to_a_reloaded_copy_reuses_every_unchanged_vector(skillbook, coun
 
     matcher.rebind(reloaded)
 
-    assert skill_texts(counting_embedder.calls) == [match_text(reloaded.get_skill(CRASHLOOP).issue, reloaded.get_skill(CRASHLOOP).keywords)]
+    assert skill_texts(counting_embedder.calls) == [
+        match_text(reloaded.get_skill(CRASHLOOP).issue, reloaded.get_skill(CRASHLOOP).keywords)
+    ]
     assert [c.skill_id for c in matcher.shortlist(TASK)][:1] == [LOCKFILES]
 
 
@@ -158,7 +160,9 @@ def test_out_of_range_settings_raise_value_error(embedder, settings):
 
 
 def test_match_is_traced_with_the_matched_ids(skillbook, embedder, capfire):
-    SkillMatcher(skillbook, embedder=embedder).match("Error code: 429 - rate_limit_exceeded from the LLM provider with 32 workers")
+    SkillMatcher(skillbook, embedder=embedder).match(
+        "Error code: 429 - rate_limit_exceeded from the LLM provider with 32 workers"
+    )
 
     spans = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"] == "search_memory skillbook"]
     assert len(spans) == 1
@@ -239,9 +243,12 @@ def test_equal_scores_beyond_99999_skills_sort_by_id_number_not_by_string(embedd
             "schema_version": "2",
             "skills": {
                 skill_id: {
-                    "id": skill_id, "section": "harness", "keywords": ["rate_limit"],
+                    "id": skill_id,
+                    "section": "harness",
+                    "keywords": ["rate_limit"],
                     "issue": "LLM provider answers HTTP 429 rate-limit errors.",
-                    "created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00",
+                    "created_at": "2026-01-01T00:00:00+00:00",
+                    "updated_at": "2026-01-01T00:00:00+00:00",
                 }
                 for skill_id in ("harness-100000", "harness-99999")
             },

@@ -25,7 +25,9 @@ from ace.retrieval.rerankers import (
 from .fixture_skills import CRASHLOOP
 
 POD = RerankCandidate("context-00001", "Pods in CrashLoopBackOff show empty logs.", ("k8s", "crashloop"), 0.5, 0.2, 0.3)
-SQL = RerankCandidate("context-00002", "Integer division in SQL truncates ratios to 0.", ("sql", "ratios"), 0.5, 0.2, 0.3)
+SQL = RerankCandidate(
+    "context-00002", "Integer division in SQL truncates ratios to 0.", ("sql", "ratios"), 0.5, 0.2, 0.3
+)
 
 
 def candidate(similarity: float, issue_overlap: float, skill_id: str = "context-00009") -> RerankCandidate:

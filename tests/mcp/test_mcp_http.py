@@ -37,7 +37,9 @@ async def test_http_transport_serves_the_tools_on_loopback(tmp_path: Path) -> No
     port = _free_port()
     process = subprocess.Popen(
         [sys.executable, "-c", ACE, "mcp", str(write_skillbook(tmp_path)), "--http", "--port", str(port)],
-        env=server_environment(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        env=server_environment(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         _wait_for_port(port, process, time.monotonic() + TIMEOUT)
@@ -58,8 +60,12 @@ def test_a_malformed_skillbook_is_one_line_and_exit_2(tmp_path: Path) -> None:
     path = tmp_path / "broken.json"
     path.write_text('{"version": 2, "skills": [', encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-c", ACE, "mcp", str(path)], env=server_environment(),
-        capture_output=True, text=True, timeout=TIMEOUT, stdin=subprocess.DEVNULL,
+        [sys.executable, "-c", ACE, "mcp", str(path)],
+        env=server_environment(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 2
     assert done.stderr.startswith("ace: error: ") and done.stderr.count("\n") == 1, done.stderr

@@ -127,7 +127,7 @@ async def test_record_trace_refuses_a_transcript_without_roles(skillbook_path: P
         result = await session.call_tool(
             "record_trace", {"task": "t", "transcript": [{"content": "no role"}], "outcome": "ok"}
         )
-    assert result.isError and "has no string \"role\"" in _text(result)
+    assert result.isError and 'has no string "role"' in _text(result)
     assert not skillbook_path.with_name("team.traces").exists()
 
 

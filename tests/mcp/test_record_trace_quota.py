@@ -22,8 +22,10 @@ def queued(folder: Path) -> list[Path]:
 async def test_a_client_recording_in_a_loop_is_refused_at_the_trace_quota(tmp_path: Path) -> None:
     skillbook = write_skillbook(tmp_path)
     async with stdio_session(str(skillbook), "--max-queued-traces", "5") as session:
-        results = [await session.call_tool("record_trace", {"task": f"task {n}", "transcript": TRANSCRIPT,
-                                                            "outcome": "fixed"}) for n in range(8)]
+        results = [
+            await session.call_tool("record_trace", {"task": f"task {n}", "transcript": TRANSCRIPT, "outcome": "fixed"})
+            for n in range(8)
+        ]
 
     assert [result.isError for result in results] == [False] * 5 + [True] * 3
     [message] = results[-1].content
@@ -36,8 +38,10 @@ async def test_a_client_sending_large_traces_is_refused_at_the_byte_quota(tmp_pa
     skillbook = write_skillbook(tmp_path)
     long_transcript = "assistant: " + "retry the request " * 5_000  # about 90 KB of JSON per trace
     async with stdio_session(str(skillbook), "--max-queued-bytes", "300000") as session:
-        results = [await session.call_tool("record_trace", {"task": "t", "transcript": long_transcript,
-                                                            "outcome": "gave up"}) for _ in range(5)]
+        results = [
+            await session.call_tool("record_trace", {"task": "t", "transcript": long_transcript, "outcome": "gave up"})
+            for _ in range(5)
+        ]
 
     assert [result.isError for result in results] == [False] * 3 + [True] * 2
     assert sum(path.stat().st_size for path in queued(tmp_path / "team.traces")) <= 300_000

@@ -28,10 +28,24 @@ class ScriptedLLM(CustomLLM):
     def __post_init__(self) -> None:
         super().__init__()
 
-    async def acompletion(self, model: str, messages: list, api_base: str, api_key: Any = None,
-                          optional_params: dict | None = None, **kwargs: Any) -> ModelResponse:
-        self.calls.append({"model": model, "messages": messages, "api_base": api_base, "api_key": api_key,
-                           "optional_params": dict(optional_params or {})})
+    async def acompletion(
+        self,
+        model: str,
+        messages: list,
+        api_base: str,
+        api_key: Any = None,
+        optional_params: dict | None = None,
+        **kwargs: Any,
+    ) -> ModelResponse:
+        self.calls.append(
+            {
+                "model": model,
+                "messages": messages,
+                "api_base": api_base,
+                "api_key": api_key,
+                "optional_params": dict(optional_params or {}),
+            }
+        )
         reply = self.replies[len(self.calls) - 1](messages)
         if isinstance(reply, Exception):
             raise reply

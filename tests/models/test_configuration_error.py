@@ -20,7 +20,9 @@ from ace.models import (
 
 
 async def test_a_refused_key_is_a_configuration_error_not_an_http_error(scripted_llm):
-    scripted_llm.replies = [lambda messages: litellm.AuthenticationError(message="bad key", llm_provider="scripted", model="m")]
+    scripted_llm.replies = [
+        lambda messages: litellm.AuthenticationError(message="bad key", llm_provider="scripted", model="m")
+    ]
 
     with pytest.raises(ModelConfigurationError, match="scripted/m: the provider refused the credentials .*bad key"):
         await PydanticAgent(resolve_model(scripted_llm.model_string)).run("hi")
@@ -32,7 +34,8 @@ def test_a_script_with_a_real_model_string_and_no_key_raises_the_configuration_e
 ) -> None:
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     ace = ACE.from_roles(
-        agent=Agent("openai/gpt-4.1-mini"), reflector=Reflector("openai/gpt-4.1-mini"),
+        agent=Agent("openai/gpt-4.1-mini"),
+        reflector=Reflector("openai/gpt-4.1-mini"),
         skill_manager=SkillManager("openai/gpt-4.1-mini"),
     )
 
@@ -43,14 +46,18 @@ def test_a_script_with_a_real_model_string_and_no_key_raises_the_configuration_e
     assert "\n" not in str(raised.value)
 
 
-@pytest.mark.parametrize("second", [ModelConfigurationError("GROQ_API_KEY is not set"), RuntimeError("a flaky provider")])
+@pytest.mark.parametrize(
+    "second", [ModelConfigurationError("GROQ_API_KEY is not set"), RuntimeError("a flaky provider")]
+)
 def test_samples_failing_for_different_reasons_are_results_not_a_raised_error(second: Exception) -> None:
     errors = iter([ModelConfigurationError("OPENAI_API_KEY is not set"), second])
 
     def fail(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         raise next(errors)
 
-    ace = ACE.from_roles(agent=Agent(FunctionModel(fail)), reflector=Reflector("test"), skill_manager=SkillManager("test"))
+    ace = ACE.from_roles(
+        agent=Agent(FunctionModel(fail)), reflector=Reflector("test"), skill_manager=SkillManager("test")
+    )
 
     results = ace.run(["one question", "another question"])
 
@@ -76,5 +83,7 @@ def test_the_fast_credential_table_agrees_with_litellm(provider: str, monkeypatc
 def test_check_credentials_names_the_variable_and_the_role(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-    with pytest.raises(ModelConfigurationError, match=r"^ANTHROPIC_API_KEY is not set for anthropic:claude-x \(the reflector model\)"):
+    with pytest.raises(
+        ModelConfigurationError, match=r"^ANTHROPIC_API_KEY is not set for anthropic:claude-x \(the reflector model\)"
+    ):
         check_credentials({"reflector": "anthropic:claude-x"})

@@ -44,13 +44,26 @@ class FakeChatServer:
         message: dict = {"role": "assistant", "content": "It is 18C in Paris."}
         finish = "stop"
         if call_number == 1:
-            message = {"role": "assistant", "content": None, "tool_calls": [
-                {"id": "call_a", "type": "function",
-                 "function": {"name": "get_weather", "arguments": json.dumps({"city": "Paris"})}}]}
+            message = {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "call_a",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": json.dumps({"city": "Paris"})},
+                    }
+                ],
+            }
             finish = "tool_calls"
-        return {"id": f"cmpl-{call_number}", "object": "chat.completion", "created": 0, "model": "qwen15",
-                "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25}}
+        return {
+            "id": f"cmpl-{call_number}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": "qwen15",
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25},
+        }
 
     def close(self) -> None:
         self._httpd.shutdown()
@@ -83,5 +96,8 @@ async def test_tool_loop_runs_against_a_local_openai_compatible_server(chat_serv
     assert (first["model"], first["temperature"]) == ("qwen15", 0.0)
     assert [tool["function"]["name"] for tool in first["tools"]] == ["get_weather"]
     tool_message = second["messages"][-1]
-    assert (tool_message["role"], tool_message["tool_call_id"], tool_message["content"]) == ("tool", "call_a",
-                                                                                             "18C in Paris")
+    assert (tool_message["role"], tool_message["tool_call_id"], tool_message["content"]) == (
+        "tool",
+        "call_a",
+        "18C in Paris",
+    )

@@ -63,10 +63,16 @@ def prose(text: str) -> Callable[[], ModelResponse]:
     return lambda: ModelResponse(parts=[TextPart(text)], usage=RequestUsage(input_tokens=10, output_tokens=5))
 
 
-def call(name: str, args: dict[str, object] | str, finish_reason: FinishReason | None = None,
-         ) -> Callable[[], ModelResponse]:
-    return lambda: ModelResponse(parts=[ToolCallPart(name, args)], finish_reason=finish_reason,
-                                 usage=RequestUsage(input_tokens=10, output_tokens=5))
+def call(
+    name: str,
+    args: dict[str, object] | str,
+    finish_reason: FinishReason | None = None,
+) -> Callable[[], ModelResponse]:
+    return lambda: ModelResponse(
+        parts=[ToolCallPart(name, args)],
+        finish_reason=finish_reason,
+        usage=RequestUsage(input_tokens=10, output_tokens=5),
+    )
 
 
 def _agent(script: Script, output_type: Any = None) -> tuple[Agent[None, Any], RecoveringModel]:
@@ -83,8 +89,9 @@ def _tool(name: str, properties: dict[str, object], required: list[str]) -> Tool
 FINALIZE = _tool("finalize", {"summary": {"type": "string"}, "score": {"type": "integer"}}, ["summary"])
 RUN_CODE = _tool("run_code", {"code": {"type": "string"}}, ["code"])
 LINT_CODE = _tool("lint_code", {"code": {"type": "string"}}, ["code"])
-TOOL_REQUIRED = ModelRequestParameters(output_mode="tool", output_tools=[FINALIZE], function_tools=[RUN_CODE],
-                                       allow_text_output=False)
+TOOL_REQUIRED = ModelRequestParameters(
+    output_mode="tool", output_tools=[FINALIZE], function_tools=[RUN_CODE], allow_text_output=False
+)
 MESSAGES: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart("solve it")])]
 
 
@@ -120,12 +127,15 @@ async def test_a_structured_output_type_in_auto_mode_is_recovered_like_a_tool_ou
     assert len(script.requests) == 1
 
 
-@pytest.mark.parametrize("text", [
-    '{"name": "run_code", "parameters": {"code": "print(1)"}}',
-    '<tool_call>\n{"name": "run_code", "arguments": "{\\"code\\": \\"print(1)\\"}"}\n</tool_call>',
-    '{"type": "function", "function": {"name": "run_code", "arguments": {"code": "print(1)"}}}',
-    'I will run {"code": "print(1)"} now.',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "run_code", "parameters": {"code": "print(1)"}}',
+        '<tool_call>\n{"name": "run_code", "arguments": "{\\"code\\": \\"print(1)\\"}"}\n</tool_call>',
+        '{"type": "function", "function": {"name": "run_code", "arguments": {"code": "print(1)"}}}',
+        'I will run {"code": "print(1)"} now.',
+    ],
+)
 async def test_call_shapes_written_as_text_become_a_tool_call_keeping_the_response_fields(text: str) -> None:
     script = Script(prose(text))
     model = recovering(FunctionModel(script, model_name="qwen-small"))
@@ -185,8 +195,11 @@ async def test_a_run_that_stays_in_prose_fails_on_pydantic_ais_output_retries_af
 
 
 async def test_a_truncated_tool_call_gets_one_follow_up_naming_the_tool_and_the_token_cap() -> None:
-    script = Script(call("run_code", '{"code": "print(1', finish_reason="length"),
-                    call("run_code", {"code": "print(1)"}), call("finalize", {"summary": "ran it"}))
+    script = Script(
+        call("run_code", '{"code": "print(1', finish_reason="length"),
+        call("run_code", {"code": "print(1)"}),
+        call("finalize", {"summary": "ran it"}),
+    )
     agent, model = _agent(script)
 
     result = await agent.run("solve it", model_settings={"max_tokens": 64})
@@ -222,8 +235,10 @@ async def test_a_truncated_call_without_a_max_tokens_setting_names_the_output_to
 
 
 async def test_a_follow_up_truncated_again_is_returned_as_is() -> None:
-    script = Script(call("run_code", '{"code": "print(1', finish_reason="length"),
-                    call("run_code", '{"code": "print(', finish_reason="length"))
+    script = Script(
+        call("run_code", '{"code": "print(1', finish_reason="length"),
+        call("run_code", '{"code": "print(', finish_reason="length"),
+    )
     model = recovering(FunctionModel(script))
 
     response = await model.request(MESSAGES, {"max_tokens": 64}, TOOL_REQUIRED)
@@ -271,8 +286,9 @@ async def test_a_valid_tool_call_response_is_returned_untouched() -> None:
 async def test_a_bare_object_fitting_two_tools_is_not_guessed() -> None:
     script = Script(prose('{"code": "print(1)"}'), prose("still prose"))
     model = recovering(FunctionModel(script))
-    params = ModelRequestParameters(output_mode="tool", output_tools=[FINALIZE], function_tools=[RUN_CODE, LINT_CODE],
-                                    allow_text_output=False)
+    params = ModelRequestParameters(
+        output_mode="tool", output_tools=[FINALIZE], function_tools=[RUN_CODE, LINT_CODE], allow_text_output=False
+    )
 
     response = await model.request(MESSAGES, None, params)
 
@@ -283,8 +299,9 @@ async def test_a_bare_object_fitting_two_tools_is_not_guessed() -> None:
 async def test_an_object_fitting_the_output_tool_and_a_function_tool_goes_to_the_output_tool() -> None:
     note = _tool("note", {"summary": {"type": "string"}}, ["summary"])
     model = recovering(FunctionModel(Script(prose('{"summary": "done"}'))))
-    params = ModelRequestParameters(output_mode="tool", output_tools=[FINALIZE], function_tools=[note],
-                                    allow_text_output=False)
+    params = ModelRequestParameters(
+        output_mode="tool", output_tools=[FINALIZE], function_tools=[note], allow_text_output=False
+    )
 
     response = await model.request(MESSAGES, None, params)
 
@@ -292,12 +309,15 @@ async def test_an_object_fitting_the_output_tool_and_a_function_tool_goes_to_the
     assert isinstance(part, ToolCallPart) and part.tool_name == "finalize"
 
 
-@pytest.mark.parametrize("text", [
-    '{"name": "delete_everything", "arguments": {"code": "rm"}}',  # unknown tool; its nested arguments are not used
-    '{"code": "print(1)", "timeout": 3}',  # a key the tool does not take
-    '{"score": 3}',  # the output tool's required summary is missing
-    "{'code': 'print(1)'}",  # not JSON
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "delete_everything", "arguments": {"code": "rm"}}',  # unknown tool; its nested arguments are not used
+        '{"code": "print(1)", "timeout": 3}',  # a key the tool does not take
+        '{"score": 3}',  # the output tool's required summary is missing
+        "{'code': 'print(1)'}",  # not JSON
+    ],
+)
 async def test_objects_that_fit_no_tool_lead_to_a_corrective_turn(text: str) -> None:
     script = Script(prose(text), call("run_code", {"code": "print(1)"}))
     model = recovering(FunctionModel(script))
@@ -318,25 +338,39 @@ async def test_recoveries_are_traced_as_model_recovery_spans(capfire: CaptureLog
     attributes = span["attributes"]
     assert (attributes["kind"], attributes["tool_name"]) == ("prose_instead_of_tool_call", "finalize")
     assert (attributes["corrective_turn"], attributes["recovered_from_text"], attributes["recovered"]) == (
-        True, True, True)
+        True,
+        True,
+        True,
+    )
 
 
-def _wire_reply(content: str | None, finish: str,
-                calls: tuple[tuple[str, str], ...] = ()) -> Callable[..., dict[str, Any]]:
-    tool_calls = [{"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": args}}
-                  for i, (name, args) in enumerate(calls)]
+def _wire_reply(
+    content: str | None, finish: str, calls: tuple[tuple[str, str], ...] = ()
+) -> Callable[..., dict[str, Any]]:
+    tool_calls = [
+        {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": args}}
+        for i, (name, args) in enumerate(calls)
+    ]
     message = {"role": "assistant", "content": content, **({"tool_calls": tool_calls} if tool_calls else {})}
-    return lambda messages: {"choices": [{"index": 0, "finish_reason": finish, "message": message}],
-                             "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8}}
+    return lambda messages: {
+        "choices": [{"index": 0, "finish_reason": finish, "message": message}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+    }
 
 
 async def test_the_corrective_turn_for_prose_reaches_an_openai_compatible_server_as_a_system_message(
     scripted_llm,
 ) -> None:
-    scripted_llm.replies = [_wire_reply("Everything works.", "stop"),
-                            _wire_reply(None, "tool_calls", (("finalize", json.dumps({"summary": "works"})),))]
-    agent = Agent(recovering(resolve_model(scripted_llm.model_string)), instructions="Be brief.",
-                  output_type=ToolOutput(Finish, name="finalize"), tools=[run_code])
+    scripted_llm.replies = [
+        _wire_reply("Everything works.", "stop"),
+        _wire_reply(None, "tool_calls", (("finalize", json.dumps({"summary": "works"})),)),
+    ]
+    agent = Agent(
+        recovering(resolve_model(scripted_llm.model_string)),
+        instructions="Be brief.",
+        output_type=ToolOutput(Finish, name="finalize"),
+        tools=[run_code],
+    )
 
     result = await agent.run("solve it")
 
@@ -350,10 +384,15 @@ async def test_the_corrective_turn_for_prose_reaches_an_openai_compatible_server
 async def test_the_follow_up_for_a_truncated_call_reaches_an_openai_compatible_server_as_its_tool_result(
     scripted_llm,
 ) -> None:
-    scripted_llm.replies = [_wire_reply(None, "length", (("run_code", '{"code": "print(1'),)),
-                            _wire_reply(None, "tool_calls", (("finalize", json.dumps({"summary": "short"})),))]
-    agent = Agent(recovering(resolve_model(scripted_llm.model_string)),
-                  output_type=ToolOutput(Finish, name="finalize"), tools=[run_code])
+    scripted_llm.replies = [
+        _wire_reply(None, "length", (("run_code", '{"code": "print(1'),)),
+        _wire_reply(None, "tool_calls", (("finalize", json.dumps({"summary": "short"})),)),
+    ]
+    agent = Agent(
+        recovering(resolve_model(scripted_llm.model_string)),
+        output_type=ToolOutput(Finish, name="finalize"),
+        tools=[run_code],
+    )
 
     result = await agent.run("solve it", model_settings={"max_tokens": 64})
 
@@ -370,15 +409,17 @@ def test_model_name_is_forwarded_and_wrapping_twice_returns_the_same_wrapper() -
     assert recovering(model) is model
 
 
-
 def prose_and_call(text: str, name: str, args: dict[str, object]) -> Callable[[], ModelResponse]:
-    return lambda: ModelResponse(parts=[TextPart(text), ToolCallPart(name, args)],
-                                 usage=RequestUsage(input_tokens=10, output_tokens=5))
+    return lambda: ModelResponse(
+        parts=[TextPart(text), ToolCallPart(name, args)], usage=RequestUsage(input_tokens=10, output_tokens=5)
+    )
 
 
 async def test_prose_around_a_tool_call_is_dropped_when_only_tool_calls_count() -> None:
-    script = Script(prose_and_call("Let me think at length first... " * 20, "run_code", {"code": "1"}),
-                    call("finalize", {"summary": "done"}))
+    script = Script(
+        prose_and_call("Let me think at length first... " * 20, "run_code", {"code": "1"}),
+        call("finalize", {"summary": "done"}),
+    )
     agent, _ = _agent(script)
 
     await agent.run("go")
@@ -406,8 +447,9 @@ async def test_identical_calls_repeated_in_one_response_run_once() -> None:
         ran.append(code)
         return "ran"
 
-    repeated = ModelResponse(parts=[ToolCallPart("record", {"code": "1"}) for _ in range(5)]
-                             + [ToolCallPart("record", {"code": "2"})])
+    repeated = ModelResponse(
+        parts=[ToolCallPart("record", {"code": "1"}) for _ in range(5)] + [ToolCallPart("record", {"code": "2"})]
+    )
     script = Script(lambda: repeated, call("finalize", {"summary": "done"}))
     model = recovering(FunctionModel(script, model_name="qwen-small"))
 

@@ -20,17 +20,33 @@ from ace.models import ModelResolutionError, resolve_model
 def _text_reply(text: str, prompt_tokens: int = 11, completion_tokens: int = 7):
     return lambda messages: {
         "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }
 
 
 def _tool_call_reply(name: str, arguments: dict, call_id: str = "call_1"):
     return lambda messages: {
-        "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
-            "role": "assistant", "content": None,
-            "tool_calls": [{"id": call_id, "type": "function",
-                            "function": {"name": name, "arguments": json.dumps(arguments)}}]}}],
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "tool_calls",
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": call_id,
+                            "type": "function",
+                            "function": {"name": name, "arguments": json.dumps(arguments)},
+                        }
+                    ],
+                },
+            }
+        ],
         "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
     }
 
@@ -63,9 +79,16 @@ def test_invalid_model_string_error_names_it_and_shows_examples(bad: str):
     assert "openai/gpt-4.1-mini" in message
 
 
-@pytest.mark.parametrize("name", ["openai/gpt-4.1-mini", "anthropic/claude-sonnet-4-5",
-                                  "bedrock/us.anthropic.claude-haiku-4-5-20251001-v1:0", "ollama/llama3.1",
-                                  "gpt-4o"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "openai/gpt-4.1-mini",
+        "anthropic/claude-sonnet-4-5",
+        "bedrock/us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "ollama/llama3.1",
+        "gpt-4o",
+    ],
+)
 def test_litellm_provider_strings_resolve_to_a_model_named_after_them(name: str):
     assert resolve_model(name).model_name == name
 
@@ -81,11 +104,20 @@ async def test_text_reply_and_usage_come_back_through_litellm_mock_response():
 async def test_tool_call_from_litellm_mock_tool_calls_becomes_a_tool_call_part():
     model = resolve_model("anthropic/claude-sonnet-4-5")
     mock_calls = [{"id": "call_7", "type": "function", "function": {"name": "add", "arguments": '{"x": 1, "y": 2}'}}]
-    params = ModelRequestParameters(function_tools=[ToolDefinition(
-        name="add", parameters_json_schema={"type": "object", "properties": {"x": {"type": "integer"},
-                                                                             "y": {"type": "integer"}}})])
-    response = await model.request([ModelRequest(parts=[UserPromptPart("add 1 and 2")])],
-                                   {"extra_body": {"mock_tool_calls": mock_calls}}, params)
+    params = ModelRequestParameters(
+        function_tools=[
+            ToolDefinition(
+                name="add",
+                parameters_json_schema={
+                    "type": "object",
+                    "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}},
+                },
+            )
+        ]
+    )
+    response = await model.request(
+        [ModelRequest(parts=[UserPromptPart("add 1 and 2")])], {"extra_body": {"mock_tool_calls": mock_calls}}, params
+    )
     calls = [part for part in response.parts if isinstance(part, ToolCallPart)]
     assert [(c.tool_name, c.args_as_dict(), c.tool_call_id) for c in calls] == [("add", {"x": 1, "y": 2}, "call_7")]
 
@@ -116,8 +148,9 @@ async def test_api_base_api_key_and_temperature_reach_the_litellm_provider(scrip
 
 
 async def test_litellm_provider_error_surfaces_as_model_http_error_with_its_status(scripted_llm):
-    scripted_llm.replies = [lambda messages: litellm.BadRequestError(
-        message="context too long", llm_provider="scripted", model="m")]
+    scripted_llm.replies = [
+        lambda messages: litellm.BadRequestError(message="context too long", llm_provider="scripted", model="m")
+    ]
     with pytest.raises(ModelHTTPError) as excinfo:
         await Agent(resolve_model(scripted_llm.model_string)).run("hi")
     assert excinfo.value.status_code == 400
@@ -168,10 +201,12 @@ def test_importing_ace_models_leaves_the_environment_alone_and_litellm_gets_its_
     import subprocess
     import sys
 
-    code = ("import os; os.environ.pop('LITELLM_LOCAL_MODEL_COST_MAP', None); import ace.models; "
-            "before = os.environ.get('LITELLM_LOCAL_MODEL_COST_MAP'); "
-            "from ace.models.configured_litellm import litellm; "
-            "print(before, os.environ.get('LITELLM_LOCAL_MODEL_COST_MAP'), litellm.suppress_debug_info)")
+    code = (
+        "import os; os.environ.pop('LITELLM_LOCAL_MODEL_COST_MAP', None); import ace.models; "
+        "before = os.environ.get('LITELLM_LOCAL_MODEL_COST_MAP'); "
+        "from ace.models.configured_litellm import litellm; "
+        "print(before, os.environ.get('LITELLM_LOCAL_MODEL_COST_MAP'), litellm.suppress_debug_info)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
     assert out.split() == ["None", "True", "True"]

@@ -34,8 +34,9 @@ def _priced_response() -> ModelResponse:
 async def test_agent_run_with_a_tool_call_counts_both_requests_and_their_tokens() -> None:
     def reply(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         if len(messages) == 1:
-            return ModelResponse(parts=[ToolCallPart("add", {"a": 1, "b": 2})],
-                                 usage=RequestUsage(input_tokens=20, output_tokens=5))
+            return ModelResponse(
+                parts=[ToolCallPart("add", {"a": 1, "b": 2})], usage=RequestUsage(input_tokens=20, output_tokens=5)
+            )
         return ModelResponse(parts=[TextPart("3")], usage=RequestUsage(input_tokens=30, output_tokens=2))
 
     meter = UsageMeter()
@@ -61,8 +62,9 @@ async def test_direct_request_calls_are_counted() -> None:
         response = await model.request(_messages(), None, PARAMS)
 
     assert response.parts == [TextPart("ok")]
-    assert meter.snapshot() == UsageTotals(requests=3, input_tokens=30, output_tokens=9, cache_read_tokens=12,
-                                           unknown_cost_responses=3)
+    assert meter.snapshot() == UsageTotals(
+        requests=3, input_tokens=30, output_tokens=9, cache_read_tokens=12, unknown_cost_responses=3
+    )
 
 
 async def test_a_raising_model_counts_a_failed_request_and_reraises_the_same_exception() -> None:
@@ -131,17 +133,28 @@ def test_snapshot_difference_is_the_usage_between_the_snapshots() -> None:
     meter = UsageMeter()
     meter.record(_priced_response())
     before = meter.snapshot()
-    meter.record(ModelResponse(parts=[TextPart("x")], usage=RequestUsage(input_tokens=7, output_tokens=1),
-                               finish_reason="length"))
+    meter.record(
+        ModelResponse(
+            parts=[TextPart("x")], usage=RequestUsage(input_tokens=7, output_tokens=1), finish_reason="length"
+        )
+    )
     meter.record_failure()
 
     phase = meter.snapshot() - before
 
-    assert phase == UsageTotals(requests=1, failed_requests=1, input_tokens=7, output_tokens=1,
-                                unknown_cost_responses=1, truncated_responses=1)
-    assert phase.to_dict() == {"requests": 1, "failed_requests": 1, "input_tokens": 7, "output_tokens": 1,
-                               "cache_read_tokens": 0, "cost_usd": None, "unknown_cost_responses": 1,
-                               "truncated_responses": 1}
+    assert phase == UsageTotals(
+        requests=1, failed_requests=1, input_tokens=7, output_tokens=1, unknown_cost_responses=1, truncated_responses=1
+    )
+    assert phase.to_dict() == {
+        "requests": 1,
+        "failed_requests": 1,
+        "input_tokens": 7,
+        "output_tokens": 1,
+        "cache_read_tokens": 0,
+        "cost_usd": None,
+        "unknown_cost_responses": 1,
+        "truncated_responses": 1,
+    }
     assert phase + before - before == phase
     assert (meter.snapshot() - UsageTotals()).cost_usd == before.cost_usd
 

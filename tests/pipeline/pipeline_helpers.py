@@ -116,7 +116,11 @@ class SyncProbe:
     provides = frozenset()
 
     def __init__(
-        self, name: str = "SyncProbe", *, parties: int | None = None, max_workers: int | None = None,
+        self,
+        name: str = "SyncProbe",
+        *,
+        parties: int | None = None,
+        max_workers: int | None = None,
         async_boundary: bool = False,
     ) -> None:
         self.name = name

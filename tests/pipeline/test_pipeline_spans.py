@@ -13,8 +13,12 @@ def test_each_step_execution_gets_a_span_named_for_the_step(capfire: CaptureLogf
     Pipeline([AddOne(), FailOn({1}, name="Check")]).run(contexts(2))
     spans = [s for s in capfire.exporter.exported_spans_as_dict() if s["name"].startswith("pipeline.step ")]
     steps = sorted((s["name"], s["attributes"]["ace.step"], s["attributes"]["ace.sample_index"]) for s in spans)
-    assert steps == [("pipeline.step AddOne", "AddOne", 0), ("pipeline.step AddOne", "AddOne", 1),
-                     ("pipeline.step Check", "Check", 0), ("pipeline.step Check", "Check", 1)]
+    assert steps == [
+        ("pipeline.step AddOne", "AddOne", 0),
+        ("pipeline.step AddOne", "AddOne", 1),
+        ("pipeline.step Check", "Check", 0),
+        ("pipeline.step Check", "Check", 1),
+    ]
     failed = [s for s in spans if s["attributes"]["ace.step"] == "Check" and s["attributes"]["ace.sample_index"] == 1]
     assert failed[0]["attributes"]["logfire.level_num"] >= 17  # error level: the exception was recorded
 

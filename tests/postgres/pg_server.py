@@ -71,17 +71,42 @@ class TempPostgres:
             os.chmod(self.folder, 0o755)
             os.chown(self.folder, entry.pw_uid, entry.pw_gid)
         self.data = self.folder / "data"
-        self._run(_binary("initdb") or "initdb", "-D", str(self.data), "-A", "trust", "-U", "ace", "--no-sync",
-                  "-E", "UTF8", "--locale", "C")
+        self._run(
+            _binary("initdb") or "initdb",
+            "-D",
+            str(self.data),
+            "-A",
+            "trust",
+            "-U",
+            "ace",
+            "--no-sync",
+            "-E",
+            "UTF8",
+            "--locale",
+            "C",
+        )
 
     def _run(self, *command: str) -> None:
         prefix = ["runuser", "-u", self.user, "--"] if self.user is not None else []
-        subprocess.run([*prefix, *command], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=self.folder)
+        subprocess.run(
+            [*prefix, *command], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=self.folder
+        )
 
     def start(self) -> None:
         options = f"-h 127.0.0.1 -p {self.port} -k {self.folder} -F -c max_connections=200"
-        self._run(_binary("pg_ctl") or "pg_ctl", "-D", str(self.data), "-o", options,
-                  "-l", str(self.folder / "server.log"), "-w", "-t", "60", "start")
+        self._run(
+            _binary("pg_ctl") or "pg_ctl",
+            "-D",
+            str(self.data),
+            "-o",
+            options,
+            "-l",
+            str(self.folder / "server.log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+        )
 
     def stop(self) -> None:
         self._run(_binary("pg_ctl") or "pg_ctl", "-D", str(self.data), "-m", "fast", "-w", "-t", "60", "stop")

@@ -15,8 +15,9 @@ from ace.skillbook import InsightSource, Skillbook, embedding_sidecar_path
 def _file(tmp_path: Path) -> Path:
     skillbook = Skillbook()
     source = InsightSource(source_system="tau2", trace_id="7", epoch=1, learning_text="all legs")
-    skillbook.add_skill("context", "Cabin class applies to all legs — ünïcode.", ["airline"], "Say so.",
-                        insight_source=source)
+    skillbook.add_skill(
+        "context", "Cabin class applies to all legs — ünïcode.", ["airline"], "Say so.", insight_source=source
+    )
     skillbook.tag_skill("context-00001", 1, insight_source=source)
     skillbook.add_skill("harness", "The runner retries 429s.", ["tau2"])
     skillbook.add_skill("context", "A removed one.", ["old"], "Gone.")
@@ -44,7 +45,9 @@ def test_file_to_database_to_file_is_byte_identical(tmp_path: Path, pg_url: str)
         assert skillbook.add_skill("context", "New.", ["n"], "n").id == "context-00004"
 
 
-def test_copy_refuses_to_overwrite_without_replace(tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_copy_refuses_to_overwrite_without_replace(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     original = _file(tmp_path)
     assert main(["skillbook", "copy", str(original), pg_url]) == 0
     assert main(["skillbook", "copy", str(original), pg_url]) == 2

@@ -27,8 +27,10 @@ def _eventually(condition: Callable[[], bool], timeout: float = 15.0) -> None:
 
 
 def _add_in_another_process(url: str, issue: str) -> None:
-    code = ("import sys; from ace.skillbook import Skillbook\n"
-            "with Skillbook.locked(sys.argv[1]) as sb: sb.add_skill('context', sys.argv[2], ['k'], 'Do it.')")
+    code = (
+        "import sys; from ace.skillbook import Skillbook\n"
+        "with Skillbook.locked(sys.argv[1]) as sb: sb.add_skill('context', sys.argv[2], ['k'], 'Do it.')"
+    )
     subprocess.run([sys.executable, "-c", code, url, issue], check=True, timeout=60)
 
 
@@ -51,8 +53,12 @@ def test_follower_sees_another_process_write_and_records_only_that_id(pg_url: st
 
 def test_served_api_answers_a_write_from_another_process_without_restart(pg_url: str) -> None:
     with Skillbook.locked(pg_url) as skillbook:
-        skillbook.add_skill("context", "When a reservation is cancelled, refund to the original payment.",
-                            ["refund"], "Refund to the original payment method.")
+        skillbook.add_skill(
+            "context",
+            "When a reservation is cancelled, refund to the original payment.",
+            ["refund"],
+            "Refund to the original payment method.",
+        )
     app = create_app(pg_url)
     client = TestClient(app, base_url="http://localhost")
     assert [s["id"] for s in client.get("/memory/skills").json()] == ["context-00001"]

@@ -17,10 +17,20 @@ from ace.skillbook import Skillbook
 
 def _reflector() -> FunctionModel:
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {
-            "reasoning": "r", "error_identification": "no booking id asked", "root_cause_analysis": "c",
-            "correct_approach": "ask for it", "key_insight": "ask for the booking id before a refund",
-        })])
+        return ModelResponse(
+            parts=[
+                ToolCallPart(
+                    info.output_tools[0].name,
+                    {
+                        "reasoning": "r",
+                        "error_identification": "no booking id asked",
+                        "root_cause_analysis": "c",
+                        "correct_approach": "ask for it",
+                        "key_insight": "ask for the booking id before a refund",
+                    },
+                )
+            ]
+        )
 
     return FunctionModel(respond)
 
@@ -31,17 +41,36 @@ def _skill_manager(fail: bool = False) -> FunctionModel:
             if fail:
                 raise RuntimeError("the provider went away")
             return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "added"})])
-        return ModelResponse(parts=[ToolCallPart("add_skill", {
-            "section": "context", "issue": "Refund requests without a booking id.", "keywords": ["refund"],
-            "insight": "Ask for the booking id first.",
-        })])
+        return ModelResponse(
+            parts=[
+                ToolCallPart(
+                    "add_skill",
+                    {
+                        "section": "context",
+                        "issue": "Refund requests without a booking id.",
+                        "keywords": ["refund"],
+                        "insight": "Ask for the booking id first.",
+                    },
+                )
+            ]
+        )
 
     return FunctionModel(respond)
 
 
 def _learn(trace: Path, url: str, *, fail: bool = False) -> int:
-    argv = ["learn", str(trace), "--skillbook", url, "--reflector-model", "x", "--skill-manager-model", "x",
-            "--reflector-type", "simple"]
+    argv = [
+        "learn",
+        str(trace),
+        "--skillbook",
+        url,
+        "--reflector-model",
+        "x",
+        "--skill-manager-model",
+        "x",
+        "--reflector-type",
+        "simple",
+    ]
     args = make_parser(argv).parse_args(argv)
     args.reflector_model, args.skill_manager_model = _reflector(), _skill_manager(fail)
     return int(args.handler(args))

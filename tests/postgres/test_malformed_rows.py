@@ -24,12 +24,18 @@ DEEP = "[" * 5_000 + "]" * 5_000
 
 MALFORMED = {
     "odd-length vector": ("UPDATE ace_skills SET embedding = '\\x000102'::bytea", "float32"),
-    "deep JSON": (f"UPDATE ace_skills SET content = '{{\"keywords\": [\"k\"], \"issue\": {DEEP}}}'::json",
-                  "nested too deeply"),
-    "4,301-digit number": (f"UPDATE ace_skills SET content = '{{\"keywords\": [\"k\"], \"issue\": {'9' * 4301}}}'::json",
-                           "number that cannot be read"),
-    "issue of the wrong type": ("UPDATE ace_skills SET content = '{\"keywords\": [\"k\"], \"issue\": [1]}'::json",
-                                "issue must be a non-empty string"),
+    "deep JSON": (
+        f'UPDATE ace_skills SET content = \'{{"keywords": ["k"], "issue": {DEEP}}}\'::json',
+        "nested too deeply",
+    ),
+    "4,301-digit number": (
+        f'UPDATE ace_skills SET content = \'{{"keywords": ["k"], "issue": {"9" * 4301}}}\'::json',
+        "number that cannot be read",
+    ),
+    "issue of the wrong type": (
+        'UPDATE ace_skills SET content = \'{"keywords": ["k"], "issue": [1]}\'::json',
+        "issue must be a non-empty string",
+    ),
     "occurrence not an object": ("UPDATE ace_occurrences SET record = '\"x\"'::json", "must be a JSON object"),
     "model name not a string": ("UPDATE ace_skillbooks SET embedding_model = '{\"a\": 1}'::json", "embedding_model"),
 }
@@ -60,8 +66,11 @@ def _edit_by_hand(url: str, statement: str) -> None:
     with psycopg.connect(url.split("?")[0], autocommit=True) as conn, conn.transaction():
         conn.execute(f"{statement} WHERE {key} = %s", (name,))
         conn.execute("UPDATE ace_skillbooks SET version = version + 1 WHERE name = %s", (name,))
-        conn.execute("UPDATE ace_skills SET updated_version = (SELECT version FROM ace_skillbooks WHERE name = %s) "
-                     "WHERE skillbook = %s", (name, name))
+        conn.execute(
+            "UPDATE ace_skills SET updated_version = (SELECT version FROM ace_skillbooks WHERE name = %s) "
+            "WHERE skillbook = %s",
+            (name, name),
+        )
         conn.execute("SELECT pg_notify('ace_skillbook', %s)", (f"{name}:edited",))
 
 
@@ -85,7 +94,8 @@ def test_a_row_edited_into_a_malformed_document_is_a_one_line_error_that_copy_re
 
     repaired = Skillbook.load_from_file(pg_url)
     assert [(s.id, s.issue, s.helpful_count) for s in repaired.skills()] == [
-        ("context-00001", "Refunds go to the original payment.", 1)]
+        ("context-00001", "Refunds go to the original payment.", 1)
+    ]
     np.testing.assert_array_equal(repaired.get_skill("context-00001").embedding, np.ones(4))
 
 

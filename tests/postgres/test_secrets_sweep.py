@@ -77,13 +77,27 @@ def _commands(url: str, work: Path) -> list[list[str]]:
         ["skillbook", "copy", str(work / "copy.json"), url],
         ["skillbook", "copy", str(work / "copy.json"), url, "--replace"],
         ["match", url, "refund my booking"],
-        ["learn", str(work / "trace.json"), "--skillbook", url, "--reflector-model", "test",
-         "--skill-manager-model", "test", "--reflector-type", "simple", "--checkpoint-dir", str(work / "ckpt")],
+        [
+            "learn",
+            str(work / "trace.json"),
+            "--skillbook",
+            url,
+            "--reflector-model",
+            "test",
+            "--skill-manager-model",
+            "test",
+            "--reflector-type",
+            "simple",
+            "--checkpoint-dir",
+            str(work / "ckpt"),
+        ],
         ["mcp", url],
     ]
 
 
-def _run_all(commands: list[list[str]], capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> list[int]:
+def _run_all(
+    commands: list[list[str]], capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> list[int]:
     codes = []
     with caplog.at_level(logging.DEBUG):
         for argv in commands:
@@ -150,9 +164,21 @@ def _wait_for_port(port: int, process: subprocess.Popen[str], deadline: float) -
 def test_ace_serve_on_a_url_with_a_password_keeps_it_out_of_its_output(url: str, work: Path, log_level: str) -> None:
     port = _free_port()
     server = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from ace.cli import main; sys.exit(main())",
-         "serve", url, "--port", str(port), "--log-level", log_level],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=work / "cwd",
+        [
+            sys.executable,
+            "-c",
+            "import sys; from ace.cli import main; sys.exit(main())",
+            "serve",
+            url,
+            "--port",
+            str(port),
+            "--log-level",
+            log_level,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        cwd=work / "cwd",
     )
     try:
         _wait_for_port(port, server, time.monotonic() + 60)

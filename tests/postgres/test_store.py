@@ -13,8 +13,9 @@ SOURCE = InsightSource(source_system="tests", trace_id="t1")
 
 def _sample() -> Skillbook:
     skillbook = Skillbook()
-    skillbook.add_skill("context", "Cabin class applies to all legs.", ["airline", "cabin"], "Say so.",
-                        insight_source=SOURCE)
+    skillbook.add_skill(
+        "context", "Cabin class applies to all legs.", ["airline", "cabin"], "Say so.", insight_source=SOURCE
+    )
     skillbook.add_skill("harness", "The runner retries 429s.", ["tau2"])
     skillbook.record_keep_decision("context-00001", "harness-00001", reasoning="distinct", similarity=0.5)
     skillbook.set_embeddings({"context-00001": [0.25, 0.5, 1.0]}, model="fake-embedder")

@@ -23,15 +23,19 @@ def test_ui_lists_a_database_skillbook_and_an_edit_is_written_there_with_ui_prov
         assert 'data-skill-id="context-00001"' in page
         [token] = re.findall(r'name="token" value="([^"]+)"', client.get("/ui/skills/context-00001").text)
 
-        response = client.post("/ui/skills/context-00001/remove", data={"token": token, "reason": "wrong policy"},
-                               headers={"Origin": "http://localhost"}, follow_redirects=False)
+        response = client.post(
+            "/ui/skills/context-00001/remove",
+            data={"token": token, "reason": "wrong policy"},
+            headers={"Origin": "http://localhost"},
+            follow_redirects=False,
+        )
 
         assert response.status_code == 303
         stored = Skillbook.load_from_file(pg_url).get_skill("context-00001")
         assert stored is not None and not stored.active
         assert (stored.occurrences[-1].source_system, stored.occurrences[-1].learning_text) == ("ui", "wrong policy")
         deadline = time.monotonic() + 15
-        while 'badge inactive' not in client.get("/ui/skills/context-00001").text:
+        while "badge inactive" not in client.get("/ui/skills/context-00001").text:
             assert time.monotonic() < deadline, "the served state did not follow the edit"
             time.sleep(0.02)
     finally:

@@ -93,7 +93,9 @@ def test_dense_search_with_the_local_embedder_finds_a_paraphrase(local_embedder)
     from ace.skillbook import Skillbook
 
     skillbook = Skillbook()
-    skillbook.add_skill("context", "Customer wants to move their flight to another day", ["booking"], insight="Check fares")
+    skillbook.add_skill(
+        "context", "Customer wants to move their flight to another day", ["booking"], insight="Check fares"
+    )
     skillbook.add_skill("context", "Questions about checked luggage weight limits", ["baggage"], insight="Check tier")
     skillbook.add_skill("harness", "The simulator crashes when the database file is missing", ["runtime"])
 

@@ -88,4 +88,3 @@ class Script:
 @pytest.fixture
 def script() -> type[Script]:
     return Script
-

@@ -21,9 +21,11 @@ def _book_with_occurrences(count: int) -> tuple[Skillbook, str]:
     first = InsightSource(source_system="tau2", trace_id="t0", epoch=1, learning_text="learned 0")
     skill = book.add_skill("context", "Refund rules", ["refund"], "Check the fare", insight_source=first)
     for n in range(1, count):
-        book.tag_skill(skill.id, 1, insight_source=InsightSource(
-            source_system="tau2", trace_id=f"t{n}", epoch=1, learning_text=f"learned {n}"
-        ))
+        book.tag_skill(
+            skill.id,
+            1,
+            insight_source=InsightSource(source_system="tau2", trace_id=f"t{n}", epoch=1, learning_text=f"learned {n}"),
+        )
     return book, skill.id
 
 
@@ -47,7 +49,9 @@ async def test_sm_read_skill_shows_the_newest_occurrences_first_and_counts_the_r
 
     read = seen["read"]
     newest = READ_SKILL_OCCURRENCES + 2
-    assert [o["trace_uid"] for o in read["occurrences"]] == [f"tau2:t{n}" for n in range(newest, newest - READ_SKILL_OCCURRENCES, -1)]
+    assert [o["trace_uid"] for o in read["occurrences"]] == [
+        f"tau2:t{n}" for n in range(newest, newest - READ_SKILL_OCCURRENCES, -1)
+    ]
     assert read["older_occurrences"] == 3
     assert read["occurrences"][0]["operation_type"] == "TAG"
     assert "occurrence_count" not in read and "recent_occurrences" not in read
@@ -59,8 +63,18 @@ async def test_rr_read_skill_has_the_same_shape(script, embedder) -> None:
 
     def inspect(messages: list[Any]) -> list[ToolCallPart]:
         seen["read"] = _read_result(messages)
-        return [ToolCallPart("finalize", {"reasoning": "r", "error_identification": "e", "root_cause_analysis": "c",
-                                          "correct_approach": "a", "key_insight": "k"})]
+        return [
+            ToolCallPart(
+                "finalize",
+                {
+                    "reasoning": "r",
+                    "error_identification": "e",
+                    "root_cause_analysis": "c",
+                    "correct_approach": "a",
+                    "key_insight": "k",
+                },
+            )
+        ]
 
     model = script(
         [ToolCallPart("execute_code", {"code": "print(1)"}), ToolCallPart("read_skill", {"skill_id": skill_id})],
@@ -70,6 +84,7 @@ async def test_rr_read_skill_has_the_same_shape(script, embedder) -> None:
 
     read = seen["read"]
     assert [(o["trace_uid"], o["operation_type"], o["learning_text"]) for o in read["occurrences"]] == [
-        ("tau2:t1", "TAG", "learned 1"), ("tau2:t0", "ADD", "learned 0"),
+        ("tau2:t1", "TAG", "learned 1"),
+        ("tau2:t0", "ADD", "learned 0"),
     ]
     assert read["older_occurrences"] == 0

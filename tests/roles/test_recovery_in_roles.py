@@ -53,8 +53,12 @@ def _call(name: str, args: dict[str, Any] | str, **fields: Any) -> ModelResponse
 
 
 async def test_skill_manager_tool_call_written_as_prose_json_is_recovered() -> None:
-    add = {"section": "context", "issue": "Insured cancellations in tau2 airline", "keywords": ["airline"],
-           "insight": "Cancel covered, insured bookings."}
+    add = {
+        "section": "context",
+        "issue": "Insured cancellations in tau2 airline",
+        "keywords": ["airline"],
+        "insight": "Cancel covered, insured bookings.",
+    }
     turns = Turns(
         _text(f"I will add a skill:\n```json\n{json.dumps({'name': 'add_skill', 'arguments': add})}\n```"),
         _call("finalize", {"reasoning": "added the insurance skill"}),
@@ -74,7 +78,9 @@ async def test_skill_manager_plain_prose_gets_one_corrective_turn_then_finishes(
         _call("finalize", {"reasoning": "nothing new"}),
     )
 
-    output = await SkillManager(turns.model).update_skills(reflections=[REFLECTION], skillbook=Skillbook(), source=SOURCE)
+    output = await SkillManager(turns.model).update_skills(
+        reflections=[REFLECTION], skillbook=Skillbook(), source=SOURCE
+    )
 
     assert output.finished and output.operations == ()
     correction = " ".join(str(part.content) for part in turns.requests[1][-1].parts)

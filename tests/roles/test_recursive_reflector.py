@@ -127,8 +127,10 @@ async def test_lone_surrogates_in_the_trace_the_sandbox_output_and_the_submissio
     from pydantic_ai.models.function import FunctionModel
     from pydantic_ai.usage import RequestUsage
 
-    turns = [[ToolCallPart("execute_code", {"code": "print('printed', chr(0xd800))"})],
-             _finalize(key_insight="lesson \udc00")]
+    turns = [
+        [ToolCallPart("execute_code", {"code": "print('printed', chr(0xd800))"})],
+        _finalize(key_insight="lesson \udc00"),
+    ]
     sent: list[bytes] = []
 
     def respond(messages: list[Any], info: Any) -> ModelResponse:
@@ -138,7 +140,8 @@ async def test_lone_surrogates_in_the_trace_the_sandbox_output_and_the_submissio
         return ModelResponse(parts=turns[len(sent) - 1], usage=RequestUsage(input_tokens=1, output_tokens=1))
 
     reflection = await RecursiveReflector(FunctionModel(respond)).reflect(
-        trace={"messages": [{"role": "user", "content": "trace text \ud800"}]})
+        trace={"messages": [{"role": "user", "content": "trace text \ud800"}]}
+    )
 
     assert not reflection.failed
     assert reflection.key_insight == "lesson \ufffd"

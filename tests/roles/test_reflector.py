@@ -64,8 +64,10 @@ async def test_the_verdict_follows_the_trace_in_the_prompt(script) -> None:
     model = script([ToolCallPart("final_result", ANALYSIS)])
 
     await Reflector(model.model).reflect(
-        trace={"answer": "June 9, 2022", "reasoning": "I wrote the date correctly."}, question="Write the date.",
-        ground_truth="2022.06.09", feedback="Incorrect. The expected answer is: 2022.06.09",
+        trace={"answer": "June 9, 2022", "reasoning": "I wrote the date correctly."},
+        question="Write the date.",
+        ground_truth="2022.06.09",
+        feedback="Incorrect. The expected answer is: 2022.06.09",
     )
 
     prompt = _user_prompt(model.requests[0])
@@ -90,5 +92,7 @@ async def test_the_prompt_ends_with_the_comparison_that_decides_the_lesson(scrip
     wrong = reflector.build_prompt(trace={"answer": "June 9, 2022"}, question="q", ground_truth="2022.06.09")
     right = reflector.build_prompt(trace={"answer": "2022.06.09"}, question="q", ground_truth="2022.06.09")
 
-    assert wrong.endswith("Answered: `June 9, 2022`. Expected: `2022.06.09`. What does the expected answer do differently?")
+    assert wrong.endswith(
+        "Answered: `June 9, 2022`. Expected: `2022.06.09`. What does the expected answer do differently?"
+    )
     assert right.endswith("Judge the run by the feedback, not by the trace's own account of it.")

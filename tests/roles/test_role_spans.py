@@ -14,8 +14,10 @@ from ace.skillbook import InsightSource, Skillbook
 REFLECTION = ReflectorOutput(
     reasoning="r", error_identification="e", root_cause_analysis="c", correct_approach="a", key_insight="k"
 )
-ANALYSIS = {field: "x" for field in ("reasoning", "error_identification", "root_cause_analysis",
-                                     "correct_approach", "key_insight")}
+ANALYSIS = {
+    field: "x"
+    for field in ("reasoning", "error_identification", "root_cause_analysis", "correct_approach", "key_insight")
+}
 
 
 def _descends_from(span: dict[str, Any], ancestor: dict[str, Any], by_id: dict[int, dict[str, Any]]) -> bool:
@@ -36,7 +38,12 @@ async def test_sm_session_span_contains_add_skill_tool_spans(
     capfire: CaptureLogfire, script, skillbook: Skillbook, source: InsightSource
 ) -> None:
     model = script(
-        [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 retries block the run", "keywords": ["tau2"], "insight": None})],
+        [
+            ToolCallPart(
+                "add_skill",
+                {"section": "harness", "issue": "tau2 retries block the run", "keywords": ["tau2"], "insight": None},
+            )
+        ],
         [ToolCallPart("finalize", {"reasoning": "added"})],
     )
 

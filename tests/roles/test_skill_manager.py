@@ -191,7 +191,11 @@ async def test_read_tools_show_counters(script, skillbook: Skillbook, source: In
 async def test_budget_exhaustion_raises_with_the_operations_it_rolled_back(
     script, skillbook: Skillbook, source: InsightSource, embedder
 ) -> None:
-    add = [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None})]
+    add = [
+        ToolCallPart(
+            "add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None}
+        )
+    ]
     search = [ToolCallPart("search_skills", {"query": "anything"})]
     model = script(add, *([search] * 10))
 
@@ -245,7 +249,11 @@ async def test_single_request_budget_is_one_tool_call_pass_that_must_finalize(
     script, skillbook: Skillbook, source: InsightSource, embedder
 ) -> None:
     model = script(
-        [ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None})]
+        [
+            ToolCallPart(
+                "add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None}
+            )
+        ]
     )
 
     with pytest.raises(SkillManagerIncompleteError, match="without finalize") as raised:
@@ -371,8 +379,10 @@ async def test_the_prompt_says_whether_the_skillbook_is_empty(
     one = script(_finalize())
     await SkillManager(one.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
 
-    assert "<skillbook>\nempty: there is no skill to search, update or tag yet; keep a new lesson with add_skill" \
+    assert (
+        "<skillbook>\nempty: there is no skill to search, update or tag yet; keep a new lesson with add_skill"
         in _user_prompt_of(empty.requests[0])
+    )
     assert "<skillbook>\n1 active skill(s)" in _user_prompt_of(one.requests[0])
 
 
@@ -381,14 +391,21 @@ async def test_naming_the_trace_id_in_an_empty_skillbook_points_to_add_skill(
 ) -> None:
     model = script(
         [ToolCallPart("update_skill", {"skill_id": source.trace_uid, "issue": ISSUE})],
-        [ToolCallPart("add_skill", {"section": "context", "issue": ISSUE, "keywords": ["airline"], "insight": INSIGHT})],
+        [
+            ToolCallPart(
+                "add_skill", {"section": "context", "issue": ISSUE, "keywords": ["airline"], "insight": INSIGHT}
+            )
+        ],
         _finalize(),
     )
 
     output = await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
 
     retry = _retries(model.requests[1])[0]
-    assert "is the id of a trace" in retry and "The skillbook holds no skill yet: keep a new lesson with add_skill" in retry
+    assert (
+        "is the id of a trace" in retry
+        and "The skillbook holds no skill yet: keep a new lesson with add_skill" in retry
+    )
     assert [operation.type for operation in output.operations] == ["ADD"]
 
 
@@ -397,8 +414,12 @@ async def test_an_update_that_changes_nothing_is_refused_and_points_to_add_skill
 ) -> None:
     existing = skillbook.add_skill("context", ISSUE, ["airline", "cancel"], INSIGHT)
     model = script(
-        [ToolCallPart("update_skill", {"skill_id": existing.id, "issue": ISSUE, "keywords": ["Airline", "cancel"],
-                                       "insight": INSIGHT})],
+        [
+            ToolCallPart(
+                "update_skill",
+                {"skill_id": existing.id, "issue": ISSUE, "keywords": ["Airline", "cancel"], "insight": INSIGHT},
+            )
+        ],
         [ToolCallPart("update_skill", {"skill_id": existing.id, "issue": ISSUE})],
         _finalize(),
     )

@@ -23,8 +23,12 @@ REFLECTION = ReflectorOutput(
     key_insight="verify cancellation eligibility before cancelling",
 )
 
-ADD = ToolCallPart("add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None})
-UPDATE = ToolCallPart("update_skill", {"skill_id": "context-00001", "issue": "Wider cancellation rule.", "keywords": ["wide"]})
+ADD = ToolCallPart(
+    "add_skill", {"section": "harness", "issue": "tau2 slow retries", "keywords": ["tau2"], "insight": None}
+)
+UPDATE = ToolCallPart(
+    "update_skill", {"skill_id": "context-00001", "issue": "Wider cancellation rule.", "keywords": ["wide"]}
+)
 TAG = ToolCallPart("tag_skill", {"skill_id": "context-00001", "delta": -1})
 REMOVE = ToolCallPart("remove_skill", {"skill_id": "harness-00001", "reason": "fixed upstream"})
 SEARCH = ToolCallPart("search_skills", {"query": "anything"})
@@ -54,8 +58,12 @@ def _saved(book: Skillbook, path: Path) -> tuple[bytes, dict[str, Any]]:
 
 async def _session(script, book: Skillbook, embedder, *turns: Any, max_requests: int = 20) -> Any:
     model = script(*turns)
-    return await SkillManager(model.model, embedder=embedder, config=AgenticConfig(max_requests=max_requests)).update_skills(
-        reflections=[REFLECTION], skillbook=book, source=InsightSource(source_system="tau2-airline", trace_id="task-9"),
+    return await SkillManager(
+        model.model, embedder=embedder, config=AgenticConfig(max_requests=max_requests)
+    ).update_skills(
+        reflections=[REFLECTION],
+        skillbook=book,
+        source=InsightSource(source_system="tau2-airline", trace_id="task-9"),
         injected_skill_ids=("context-00001",),
     )
 
@@ -125,10 +133,14 @@ async def test_a_cancelled_session_is_rolled_back(tmp_path: Path, embedder) -> N
         return ModelResponse(parts=parts)
 
     manager = SkillManager(FunctionModel(respond), embedder=embedder)
-    task = asyncio.ensure_future(manager.update_skills(
-        reflections=[REFLECTION], skillbook=book, source=InsightSource(source_system="t", trace_id="9"),
-        injected_skill_ids=("context-00001",),
-    ))
+    task = asyncio.ensure_future(
+        manager.update_skills(
+            reflections=[REFLECTION],
+            skillbook=book,
+            source=InsightSource(source_system="t", trace_id="9"),
+            injected_skill_ids=("context-00001",),
+        )
+    )
     await waiting.wait()
     assert book.get_skill("harness-00002") is not None  # the session's add is visible while it runs
     task.cancel()
@@ -152,7 +164,11 @@ async def test_rollback_keeps_what_other_writers_did_during_the_session(script, 
     context, harness = book.get_skill("context-00001"), book.get_skill("harness-00001")
     assert book.get_skill("harness-00002") is None
     assert (context.issue, context.keywords, context.helpful_count, context.harmful_count, context.used_count) == (
-        "Cancellation rule.", ("cancel",), 1, 0, 1
+        "Cancellation rule.",
+        ("cancel",),
+        1,
+        0,
+        1,
     )
     assert [o.trace_id for o in context.occurrences] == ["task-1", "task-1"]
     assert harness.neutral_count == 1 and harness.occurrences[-1].source_system == "api"

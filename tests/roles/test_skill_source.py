@@ -101,8 +101,12 @@ async def test_agent_in_tool_mode_reads_a_skill_through_its_tool_and_reports_it(
 
     prompt = "\n".join(str(part.content) for part in model.requests[0][0].parts if part.part_kind == "user-prompt")
     assert f"[{bags.id}] {bags.issue}" in prompt and bags.insight not in prompt
-    returns = [part for message in model.requests[2] for part in getattr(message, "parts", ())
-               if isinstance(part, ToolReturnPart)]
+    returns = [
+        part
+        for message in model.requests[2]
+        for part in getattr(message, "parts", ())
+        if isinstance(part, ToolReturnPart)
+    ]
     assert cancel.insight in str(returns[-1].content)
     assert output.injected_skill_ids == (cancel.id,) == source.used_skill_ids
 

@@ -87,7 +87,9 @@ async def test_sandbox_eval_sees_the_reflections_and_skills_as_json_and_its_outp
 
     output = await _session(
         SkillManager(_run_code(code, seen), embedder=embedder, sandbox_eval=factory),
-        skillbook, source, injected_skill_ids=[skill.id],
+        skillbook,
+        source,
+        injected_skill_ids=[skill.id],
     )
 
     (result,) = seen
@@ -103,7 +105,9 @@ async def test_sandbox_eval_output_is_cut_like_the_recursive_reflectors(
     skillbook: Skillbook, source: InsightSource, embedder
 ) -> None:
     seen: list[str] = []
-    manager = SkillManager(_run_code("print('x' * 5000)", seen), embedder=embedder, sandbox_eval=_Factory(max_output_chars=200))
+    manager = SkillManager(
+        _run_code("print('x' * 5000)", seen), embedder=embedder, sandbox_eval=_Factory(max_output_chars=200)
+    )
 
     await _session(manager, skillbook, source)
 
@@ -112,7 +116,9 @@ async def test_sandbox_eval_output_is_cut_like_the_recursive_reflectors(
     assert result.count("x") < 400
 
 
-async def test_sandbox_eval_timeout_is_reported_to_the_model(skillbook: Skillbook, source: InsightSource, embedder) -> None:
+async def test_sandbox_eval_timeout_is_reported_to_the_model(
+    skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
     seen: list[str] = []
     manager = SkillManager(_run_code("while True: pass", seen), embedder=embedder, sandbox_eval=_Factory(timeout_s=0.5))
 
@@ -140,10 +146,14 @@ def test_sandbox_eval_rejects_a_value_that_is_neither_a_flag_nor_a_factory() -> 
         SkillManager("test", sandbox_eval="yes")  # type: ignore[arg-type]
 
 
-async def test_sandbox_eval_true_uses_the_default_sandbox(skillbook: Skillbook, source: InsightSource, embedder) -> None:
+async def test_sandbox_eval_true_uses_the_default_sandbox(
+    skillbook: Skillbook, source: InsightSource, embedder
+) -> None:
     seen: list[str] = []
 
-    await _session(SkillManager(_run_code("print(6 * 7)", seen), embedder=embedder, sandbox_eval=True), skillbook, source)
+    await _session(
+        SkillManager(_run_code("print(6 * 7)", seen), embedder=embedder, sandbox_eval=True), skillbook, source
+    )
 
     assert seen == ["stdout:\n42\n"] or "42" in seen[0]
 
@@ -155,8 +165,12 @@ async def test_two_sandbox_eval_calls_in_one_response_share_one_sandbox(
 
     def respond(messages: list[Any], info: Any) -> ModelResponse:
         if len(messages) == 1:
-            return ModelResponse(parts=[ToolCallPart("sandbox_eval", {"code": "x = 1"}),
-                                        ToolCallPart("sandbox_eval", {"code": "print(len(reflections))"})])
+            return ModelResponse(
+                parts=[
+                    ToolCallPart("sandbox_eval", {"code": "x = 1"}),
+                    ToolCallPart("sandbox_eval", {"code": "print(len(reflections))"}),
+                ]
+            )
         seen.extend(_sandbox_returns(messages))
         return ModelResponse(parts=FINALIZE)
 
@@ -174,4 +188,6 @@ async def test_a_sandbox_that_cannot_start_fails_the_session_loudly(
         raise RuntimeError("no sandbox here")
 
     with pytest.raises(RuntimeError, match="no sandbox here"):
-        await _session(SkillManager(_run_code("print(1)", []), embedder=embedder, sandbox_eval=broken), skillbook, source)
+        await _session(
+            SkillManager(_run_code("print(1)", []), embedder=embedder, sandbox_eval=broken), skillbook, source
+        )

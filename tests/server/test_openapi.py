@@ -40,8 +40,11 @@ def test_blank_task_422_body_matches_the_documented_schema(client, task):
 
 
 def test_schema_says_a_task_is_non_blank_and_bounded(client):
-    [task] = [p for p in client.get("/openapi.json").json()["paths"]["/memory/skills"]["get"]["parameters"]
-              if p["name"] == "task"]
+    [task] = [
+        p
+        for p in client.get("/openapi.json").json()["paths"]["/memory/skills"]["get"]["parameters"]
+        if p["name"] == "task"
+    ]
     [text] = [s for s in task["schema"]["anyOf"] if s.get("type") == "string"]
 
     assert (text["minLength"], text["maxLength"]) == (1, MAX_TASK_CHARS)

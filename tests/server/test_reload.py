@@ -67,8 +67,12 @@ def test_a_failed_reload_is_logged_with_its_error_where_an_operator_sees_it(clie
 
 
 def test_server_writes_nothing_beside_the_file_and_follows_new_skills(client, skillbook, skillbook_path):
-    skillbook.add_skill("context", "Helm upgrades fail when a CRD changed between chart versions.",
-                        ["helm", "crd"], "Apply the new CRDs before helm upgrade.")
+    skillbook.add_skill(
+        "context",
+        "Helm upgrades fail when a CRD changed between chart versions.",
+        ["helm", "crd"],
+        "Apply the new CRDs before helm upgrade.",
+    )
     skillbook.save_to_file(skillbook_path)
     files = {path.name: path.read_bytes() for path in skillbook_path.parent.iterdir()}
 
@@ -118,8 +122,12 @@ def test_a_reload_that_failed_only_on_embedding_is_retried_without_a_new_save(sk
 
     embedder = FlakyEmbedder()
     client = TestClient(create_app(skillbook_path, embedder=embedder), base_url="http://localhost")
-    skillbook.add_skill("context", "Helm upgrades fail when a CRD changed between chart versions.",
-                        ["helm", "crd"], "Apply the new CRDs before helm upgrade.")
+    skillbook.add_skill(
+        "context",
+        "Helm upgrades fail when a CRD changed between chart versions.",
+        ["helm", "crd"],
+        "Apply the new CRDs before helm upgrade.",
+    )
     skillbook.save_to_file(skillbook_path)
 
     embedder.down = True

@@ -45,8 +45,10 @@ def live(skillbook_path: Path) -> Iterator[tuple[int, FastAPI]]:
 def post_head(port: int, length: int, host: str = "127.0.0.1") -> socket.socket:
     """A connection that has sent the head of `POST /memory/skills/match` with a body of `length` bytes."""
     connection = socket.create_connection(("127.0.0.1", port), timeout=ANSWER_TIMEOUT_S)
-    connection.sendall(f"POST /memory/skills/match HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-                       f"Content-Length: {length}\r\n\r\n".encode())
+    connection.sendall(
+        f"POST /memory/skills/match HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {length}\r\n\r\n".encode()
+    )
     return connection
 
 
@@ -99,15 +101,21 @@ def test_a_request_for_another_host_name_is_refused(skillbook_path: Path) -> Non
     client = TestClient(create_app(skillbook_path), base_url="http://localhost:8765")
 
     assert client.get("/memory/skills", headers={"Host": "rebound.attacker.example:8765"}).status_code == 400
-    assert client.post("/memory/skills/match", headers={"Host": "rebound.attacker.example"},
-                       json={"task": "pods crash"}).status_code == 400
+    assert (
+        client.post(
+            "/memory/skills/match", headers={"Host": "rebound.attacker.example"}, json={"task": "pods crash"}
+        ).status_code
+        == 400
+    )
     for host in ("localhost:8765", "127.0.0.1:8765", "[::1]:8765", "LOCALHOST"):
         assert client.get("/memory/skills", headers={"Host": host}).status_code == 200, host
 
 
 def test_a_host_name_added_on_the_command_line_is_answered(skillbook_path: Path) -> None:
-    client = TestClient(create_app(skillbook_path, allowed_hosts=allowed_host_patterns(["skills.internal"])),
-                        base_url="http://localhost")
+    client = TestClient(
+        create_app(skillbook_path, allowed_hosts=allowed_host_patterns(["skills.internal"])),
+        base_url="http://localhost",
+    )
 
     assert client.get("/memory/skills", headers={"Host": "skills.internal:8765"}).status_code == 200
     assert client.get("/memory/skills", headers={"Host": "other.internal"}).status_code == 400
@@ -116,7 +124,11 @@ def test_a_host_name_added_on_the_command_line_is_answered(skillbook_path: Path)
 def test_allowed_host_patterns_hold_the_loopback_names_the_bound_address_and_the_extras() -> None:
     assert allowed_host_patterns() == list(LOOPBACK_HOSTS)
     assert allowed_host_patterns(bound="0.0.0.0") == list(LOOPBACK_HOSTS)
-    assert allowed_host_patterns(["Skills.Example"], bound="fe80::1") == [*LOOPBACK_HOSTS, "[fe80::1]", "skills.example"]
+    assert allowed_host_patterns(["Skills.Example"], bound="fe80::1") == [
+        *LOOPBACK_HOSTS,
+        "[fe80::1]",
+        "skills.example",
+    ]
 
 
 def test_serve_refuses_a_body_timeout_out_of_range(skillbook_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -27,8 +27,7 @@ def test_without_task_returns_the_plain_listing_of_active_skills(client, skillbo
 
     assert response.status_code == 200
     assert response.json() == [
-        {"id": s.id, "section": s.section, "keywords": list(s.keywords), "issue": s.issue}
-        for s in skillbook.skills()
+        {"id": s.id, "section": s.section, "keywords": list(s.keywords), "issue": s.issue} for s in skillbook.skills()
     ]
     assert len(response.json()) == 8
 

@@ -33,7 +33,11 @@ def valid_skillbook() -> Skillbook:
     """Two skills with provenance (trace refs included) and 8-d vectors."""
     book = Skillbook()
     source = InsightSource(
-        source_system="tau2", trace_id="t-1", epoch=1, step=2, learning_text="lesson",
+        source_system="tau2",
+        trace_id="t-1",
+        epoch=1,
+        step=2,
+        learning_text="lesson",
         trace_refs=(TraceRef(text_excerpt="x", step_indices=(1,), message_indices=(2,), span_ids=("s1",)),),
     )
     book.add_skill("context", "An issue.", ["k", "api"], "An insight.", insight_source=source)
@@ -81,9 +85,9 @@ def patch_declared_sizes(data: bytes, size: int) -> bytes:
     """`data` (a zip) with every local and central header declaring `size` uncompressed bytes."""
     patched = bytearray(data)
     for match in re.finditer(rb"PK\x03\x04", data):
-        patched[match.start() + 22:match.start() + 26] = struct.pack("<I", size)
+        patched[match.start() + 22 : match.start() + 26] = struct.pack("<I", size)
     for match in re.finditer(rb"PK\x01\x02", data):
-        patched[match.start() + 24:match.start() + 28] = struct.pack("<I", size)
+        patched[match.start() + 24 : match.start() + 28] = struct.pack("<I", size)
     return bytes(patched)
 
 
@@ -120,8 +124,9 @@ def zip_bomb(expanded: int) -> bytes:
     body = piece * (expanded // len(block)) + compressor.flush()
     name = b"context-00001.npy"
     local = struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 20, 0, 8, 0, 0, crc, len(body), expanded, len(name), 0)
-    central = struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, crc, len(body), expanded,
-                          len(name), 0, 0, 0, 0, 0, 0)
+    central = struct.pack(
+        "<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, 8, 0, 0, crc, len(body), expanded, len(name), 0, 0, 0, 0, 0, 0
+    )
     directory = central + name
     offset = len(local) + len(name) + len(body)
     end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 1, 1, len(directory), offset, 0)

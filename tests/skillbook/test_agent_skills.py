@@ -66,10 +66,14 @@ def varied(skillbook: Skillbook, source: InsightSource) -> Skillbook:
     skillbook.remove_skill("context-00002", "wrong")
     skillbook.add_skill("context", LONG_ISSUE, ["pagination"] + [f"topic_{i}" for i in range(40)], "Fetch all pages.")
     skillbook.add_skill(
-        "context", "Claude-style <tool_call> tags\nleak into the reply: « Zürich » flights.", ["tags", "unicode"],
+        "context",
+        "Claude-style <tool_call> tags\nleak into the reply: « Zürich » flights.",
+        ["tags", "unicode"],
         "Strip <tool_call> blocks before answering.\n\n---\n\n- then answer",
     )
-    skillbook.add_skill("harness", "anthropic SDK 429s --- yes: no", ["sdk", "rate-limit"], "Back off: 'quoted' \"text\".")
+    skillbook.add_skill(
+        "harness", "anthropic SDK 429s --- yes: no", ["sdk", "rate-limit"], "Back off: 'quoted' \"text\"."
+    )
     return skillbook
 
 
@@ -169,7 +173,8 @@ def test_an_edited_issue_renames_the_folder_and_removes_the_old_one(skillbook: S
     report = export_agent_skills(skillbook, tmp_path / "out")
     assert report.removed == ("context-00001-in-tau-airline-s-update-reservation",)
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
-        "context-00001-cabin-class-is-all-or-nothing", "harness-00001-tau2-runner-retries-bedrock-429-with",
+        "context-00001-cabin-class-is-all-or-nothing",
+        "harness-00001-tau2-runner-retries-bedrock-429-with",
     ]
 
 
@@ -183,7 +188,8 @@ def test_a_removed_skill_leaves_the_export_and_other_folders_stay(skillbook: Ski
     report = export_agent_skills(skillbook, out)
     assert len(report.removed) == 2
     assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) == [
-        "harness-00001-tau2-runner-retries-bedrock-429-with/notes.txt", "pdf-processing/SKILL.md",
+        "harness-00001-tau2-runner-retries-bedrock-429-with/notes.txt",
+        "pdf-processing/SKILL.md",
     ]
 
 
@@ -318,7 +324,9 @@ def test_cli_export_then_import_into_a_new_skillbook(capsys, varied: Skillbook, 
     code, out, _ = _run(capsys, "export-skills", str(tmp_path / "sb.json"), str(tmp_path / "skills"))
     assert (code, out) == (0, f"exported 5 skills to {tmp_path / 'skills'}: 5 written, 0 unchanged, 0 removed\n")
     code, out, _ = _run(capsys, "import-skills", str(tmp_path / "skills"), str(tmp_path / "new.json"))
-    assert code == 0 and out.endswith("imported 5 skills into " + str(tmp_path / "new.json") + ": 0 already present, 0 failed\n")
+    assert code == 0 and out.endswith(
+        "imported 5 skills into " + str(tmp_path / "new.json") + ": 0 already present, 0 failed\n"
+    )
     assert len(Skillbook.load_from_file(tmp_path / "new.json")) == 5
 
 
@@ -358,13 +366,17 @@ def test_the_example_in_the_docs_is_what_export_writes() -> None:
     from ace.skillbook.agent_skills import render_skill_md
 
     doc = (Path(__file__).resolve().parents[2] / "docs" / "integrations.md").read_text(encoding="utf-8")
-    section = doc[doc.index("## Agent Skills (SKILL.md)"):]
+    section = doc[doc.index("## Agent Skills (SKILL.md)") :]
     shown = re.search(r"```markdown\n(.*?)```", section, flags=re.DOTALL)
     assert shown is not None
     skill = Skill(
-        id="context-00001", section="context", keywords=("airline", "booking_api", "cabin_class"),
+        id="context-00001",
+        section="context",
+        keywords=("airline", "booking_api", "cabin_class"),
         issue="In tau-airline's update_reservation_flights API, cabin class applies to all legs and passengers.",
         insight="Tell the user that cabin class is all-or-nothing, then offer only all-or-nothing options.",
-        occurrences=(InsightSource(source_system="tau2-airline", trace_id="task-7"),), used_count=3, helpful_count=1,
+        occurrences=(InsightSource(source_system="tau2-airline", trace_id="task-7"),),
+        used_count=3,
+        helpful_count=1,
     )
     assert render_skill_md(skill) == shown.group(1)

@@ -55,7 +55,8 @@ def test_stats_prints_counts_as_json(capsys, book_path: Path) -> None:
 def test_sources_prints_the_occurrences_of_one_skill(capsys, book_path: Path) -> None:
     _, out, _ = _run(capsys, "sources", str(book_path), "context-00001")
     assert [(o["trace_uid"], o["operation_type"]) for o in json.loads(out)] == [
-        (f"api:{getpass.getuser()}", "ADD"), ("tau2-airline:task-7", "TAG")
+        (f"api:{getpass.getuser()}", "ADD"),
+        ("tau2-airline:task-7", "TAG"),
     ]
 
 
@@ -99,7 +100,9 @@ def test_activate_re_activates_an_inactive_skill_in_the_file(capsys, book_path: 
     assert skill.active and [o.operation_type for o in skill.occurrences] == ["ADD", "REMOVE", "UPDATE"]
     last = skill.occurrences[-1]
     assert (last.source_system, last.trace_id, last.learning_text) == (
-        "cli", getpass.getuser(), "re-activated: rule is back"
+        "cli",
+        getpass.getuser(),
+        "re-activated: rule is back",
     )
 
 
@@ -110,7 +113,10 @@ def test_remove_soft_removes_with_the_reason_and_cli_origin(capsys, book_path: P
     last = skill.occurrences[-1]
     assert not skill.active
     assert (last.operation_type, last.source_system, last.trace_id, last.learning_text) == (
-        "REMOVE", "cli", getpass.getuser(), "wrong airline"
+        "REMOVE",
+        "cli",
+        getpass.getuser(),
+        "wrong airline",
     )
 
 
@@ -119,14 +125,20 @@ def test_remove_then_activate_restores_the_skill_with_both_records(capsys, book_
     code, _, _ = _run(capsys, "activate", str(book_path), "context-00001")
     skill = Skillbook.load_from_file(book_path).get_skill("context-00001")
     assert code == 0 and skill.active
-    assert [(o.operation_type, o.source_system) for o in skill.occurrences[-2:]] == [("REMOVE", "cli"), ("UPDATE", "cli")]
+    assert [(o.operation_type, o.source_system) for o in skill.occurrences[-2:]] == [
+        ("REMOVE", "cli"),
+        ("UPDATE", "cli"),
+    ]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["context-00002", "--reason", "x"], "already inactive"),
-    (["context-00042", "--reason", "x"], "no skill with id 'context-00042'"),
-    (["context-00001", "--reason", "  "], "--reason must not be empty"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["context-00002", "--reason", "x"], "already inactive"),
+        (["context-00042", "--reason", "x"], "no skill with id 'context-00042'"),
+        (["context-00001", "--reason", "  "], "--reason must not be empty"),
+    ],
+)
 def test_remove_refusals_are_one_line_errors_that_leave_the_file_alone(
     capsys, book_path: Path, argv: list[str], message: str
 ) -> None:
@@ -143,8 +155,14 @@ def test_activate_an_active_skill_is_a_one_line_error_and_leaves_the_file_alone(
     assert book_path.read_bytes() == before
 
 
-@pytest.mark.parametrize("command", [["sources", "{path}", "context-00042"], ["purge", "{path}", "context-00042", "--yes"],
-                                     ["activate", "{path}", "context-00042"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["sources", "{path}", "context-00042"],
+        ["purge", "{path}", "context-00042", "--yes"],
+        ["activate", "{path}", "context-00042"],
+    ],
+)
 def test_unknown_skill_id_is_a_one_line_error(capsys, book_path: Path, command: list[str]) -> None:
     code, _, err = _run(capsys, *[part.format(path=book_path) for part in command])
     assert code == 2 and err.count("\n") == 1 and "context-00042" in err

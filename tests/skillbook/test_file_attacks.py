@@ -27,8 +27,13 @@ COMMAND_TIMEOUT_S = 120.0
 def ace(*args: str | Path) -> subprocess.CompletedProcess[str]:
     """Run the `ace` command line in a child process, which a planted FIFO cannot hang forever."""
     code = "import sys; from ace.cli import main; sys.exit(main())"
-    return subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True, text=True,
-                          timeout=COMMAND_TIMEOUT_S, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", code, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=COMMAND_TIMEOUT_S,
+        check=False,
+    )
 
 
 def exported_elsewhere(skillbook: Skillbook, victim: Path) -> dict[str, bytes]:
@@ -43,7 +48,10 @@ def files_of(folder: Path) -> dict[str, bytes]:
 
 # Class 6: exporters follow symlinks -------------------------------------------------------------
 
-def test_a_symlinked_skill_folder_planted_in_out_dir_is_not_written_through(skillbook: Skillbook, tmp_path: Path) -> None:
+
+def test_a_symlinked_skill_folder_planted_in_out_dir_is_not_written_through(
+    skillbook: Skillbook, tmp_path: Path
+) -> None:
     victim, out = tmp_path / "victim", tmp_path / "out"
     before = exported_elsewhere(skillbook, victim)
     skillbook.update_skill("context-00001", insight="A changed insight the victim must not receive.")
@@ -67,7 +75,8 @@ def test_a_symlinked_folder_of_a_removed_skill_is_not_deleted_through(skillbook:
     (victim / old_name).mkdir(parents=True)
     export_agent_skills(old, tmp_path / "staging")
     (victim / old_name / "SKILL.md").write_bytes(
-        (tmp_path / "staging" / name_for(old.get_skill("context-00001")) / "SKILL.md").read_bytes()
+        (tmp_path / "staging" / name_for(old.get_skill("context-00001")) / "SKILL.md")
+        .read_bytes()
         .replace(b"context-00001", b"context-00099")
     )
     before = files_of(victim)
@@ -131,10 +140,13 @@ def test_a_planted_sidecar_link_is_one_line_on_the_command_line(tmp_path: Path) 
 
 # Class 7: non-regular files -----------------------------------------------------------------------
 
+
 def test_a_fifo_named_skill_md_does_not_hang_import_skills_or_keep_the_lock(tmp_path: Path) -> None:
     folder = tmp_path / "skills"
     (folder / "plain-skill").mkdir(parents=True)
-    (folder / "plain-skill" / "SKILL.md").write_text("---\nname: plain-skill\ndescription: A plain skill.\n---\n\nDo it.\n")
+    (folder / "plain-skill" / "SKILL.md").write_text(
+        "---\nname: plain-skill\ndescription: A plain skill.\n---\n\nDo it.\n"
+    )
     (folder / "trap").mkdir()
     os.mkfifo(folder / "trap" / "SKILL.md")
 

@@ -19,13 +19,32 @@ from ace.skillbook import InsightSource, Skillbook, TraceRef
 # What ace-framework 0.13.0 reads from a skillbook file.
 KAYBA013_TOP_LEVEL_KEYS = {"schema_version", "skills", "sections", "next_id", "similarity_decisions"}
 KAYBA013_SKILL_FIELDS = {
-    "id", "section", "keywords", "issue", "insight", "occurrences", "active", "used_count",
-    "helpful_count", "harmful_count", "neutral_count", "created_at", "updated_at",
+    "id",
+    "section",
+    "keywords",
+    "issue",
+    "insight",
+    "occurrences",
+    "active",
+    "used_count",
+    "helpful_count",
+    "harmful_count",
+    "neutral_count",
+    "created_at",
+    "updated_at",
 }
 KAYBA013_REQUIRED_SKILL_FIELDS = {"id", "section", "keywords", "issue"}
 KAYBA013_OCCURRENCE_FIELDS = {
-    "trace_uid", "source_system", "trace_id", "display_name", "relation", "sample_question", "epoch",
-    "operation_type", "error_identification", "learning_text",
+    "trace_uid",
+    "source_system",
+    "trace_id",
+    "display_name",
+    "relation",
+    "sample_question",
+    "epoch",
+    "operation_type",
+    "error_identification",
+    "learning_text",
 }
 
 
@@ -58,7 +77,9 @@ def test_kayba013_global_counter_is_respected_for_new_ids(fixture_json: Path) ->
 
 def test_saved_file_has_the_shape_kayba013_reads(tmp_path: Path, source: InsightSource) -> None:
     book = Skillbook()
-    book.add_skill("context", "Issue.", ["k"], "Insight.", insight_source=source.replace(display_name="t.md", relation="primary"))
+    book.add_skill(
+        "context", "Issue.", ["k"], "Insight.", insight_source=source.replace(display_name="t.md", relation="primary")
+    )
     book.add_skill("harness", "Harness issue.", ["tau2"])
     book.set_embeddings({"context-00001": [1.0, 2.0]}, model="minilm")
     book.save_to_file(tmp_path / "sb.json")

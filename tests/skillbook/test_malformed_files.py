@@ -55,18 +55,26 @@ def _refused(path: Path, match: str) -> None:
 
 JSON_CASES: dict[str, tuple[Callable[[dict[str, Any]], Any], dict[int, str], str]] = {
     "deep nesting (RecursionError)": (
-        lambda d: _skill(d).update(issue=RAW_MARK.format(0)), {0: "[" * 100_000 + "]" * 100_000}, "nested too deeply"
+        lambda d: _skill(d).update(issue=RAW_MARK.format(0)),
+        {0: "[" * 100_000 + "]" * 100_000},
+        "nested too deeply",
     ),
     "integer over 4,300 digits": (
-        lambda d: _skill(d).update(used_count=RAW_MARK.format(0)), {0: "9" * 5000}, "number that cannot be read"
+        lambda d: _skill(d).update(used_count=RAW_MARK.format(0)),
+        {0: "9" * 5000},
+        "number that cannot be read",
     ),
     "unhashable section": (lambda d: _skill(d).update(section=["context"]), {}, "section must be one of"),
     "unhashable operation_type": (
-        lambda d: _skill(d)["occurrences"][0].update(operation_type={"a": 1}), {}, "operation_type must be one of"
+        lambda d: _skill(d)["occurrences"][0].update(operation_type={"a": 1}),
+        {},
+        "operation_type must be one of",
     ),
     "trace_refs: 1": (lambda d: _skill(d)["occurrences"][0].update(trace_refs=1), {}, "trace_refs must be a list"),
     "span_ids: null": (
-        lambda d: _skill(d)["occurrences"][0]["trace_refs"][0].update(span_ids=None), {}, "span_ids must be a list"
+        lambda d: _skill(d)["occurrences"][0]["trace_refs"][0].update(span_ids=None),
+        {},
+        "span_ids must be a list",
     ),
     "5,000-digit id": (
         lambda d: d["skills"].update({"context-" + "1" * 5000: {**_skill(d), "id": "context-" + "1" * 5000}}),
@@ -77,17 +85,23 @@ JSON_CASES: dict[str, tuple[Callable[[dict[str, Any]], Any], dict[int, str], str
     "lone surrogate": (lambda d: _skill(d).update(issue=RAW_MARK.format(0)), {0: '"\\ud800 issue"'}, "surrogate"),
     "NaN in JSON": (lambda d: _skill(d).update(used_count=RAW_MARK.format(0)), {0: "NaN"}, "NaN is not a JSON number"),
     "duplicate keys": (
-        lambda d: _skill(d).update(issue=RAW_MARK.format(0)), {0: '"a", "issue": "b"'}, "duplicate key 'issue'"
+        lambda d: _skill(d).update(issue=RAW_MARK.format(0)),
+        {0: '"a", "issue": "b"'},
+        "duplicate key 'issue'",
     ),
     "Unicode digits in an id": (
-        lambda d: d["skills"].update({"context-\u0661\u0662\u0663\u0664\u0665": {**_skill(d), "id": "context-\u0661\u0662\u0663\u0664\u0665"}}),
+        lambda d: d["skills"].update(
+            {"context-\u0661\u0662\u0663\u0664\u0665": {**_skill(d), "id": "context-\u0661\u0662\u0663\u0664\u0665"}}
+        ),
         {},
         "id must look like",
     ),
     "any string as a timestamp": (lambda d: _skill(d).update(created_at="yesterday"), {}, "ISO-8601 timestamp"),
     "counter beyond 64 bits": (lambda d: _skill(d).update(used_count=2**64), {}, "used_count must be an integer"),
     "inline vector with NaN": (
-        lambda d: _skill(d).update(embedding=RAW_MARK.format(0)), {0: "[1.0, NaN]"}, "NaN is not a JSON number"
+        lambda d: _skill(d).update(embedding=RAW_MARK.format(0)),
+        {0: "[1.0, NaN]"},
+        "NaN is not a JSON number",
     ),
     "inline vector of strings": (lambda d: _skill(d).update(embedding=["1.0", "2.0"]), {}, "must hold numbers"),
 }
@@ -132,32 +146,44 @@ SIDECAR_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
     ),
     "encrypted member": (lambda: set_flag_bits(zip_bytes(valid_sidecar_members()), 0x1), "encrypted"),
     "unsupported compression": (
-        lambda: set_compression(zip_bytes(valid_sidecar_members()), zipfile.ZIP_BZIP2), "compression method"
+        lambda: set_compression(zip_bytes(valid_sidecar_members()), zipfile.ZIP_BZIP2),
+        "compression method",
     ),
     "NaN vector": (
-        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.full(8, np.nan, dtype=np.float32)))), "NaN"
+        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.full(8, np.nan, dtype=np.float32)))),
+        "NaN",
     ),
     "infinite vector": (
-        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.full(8, np.inf, dtype=np.float32)))), "infinite"
+        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.full(8, np.inf, dtype=np.float32)))),
+        "infinite",
     ),
     "vector of another dimension": (
-        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.ones(9, dtype=np.float32)))), "several dimensions"
+        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.ones(9, dtype=np.float32)))),
+        "several dimensions",
     ),
-    "integer vector": (lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.ones(8, dtype=np.int32)))), "not float"),
+    "integer vector": (
+        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.ones(8, dtype=np.int32)))),
+        "not float",
+    ),
     "complex vector": (
-        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.ones(8, dtype=np.complex64)))), "not float"
+        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.ones(8, dtype=np.complex64)))),
+        "not float",
     ),
     "pickled object array": (
-        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.array([1.0, None], dtype=object)))), "objects"
+        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.array([1.0, None], dtype=object)))),
+        "objects",
     ),
     "model name that is a number": (
-        lambda: zip_bytes(_members_with("__embedding_model__.npy", npy_bytes(np.array(3.0)))), "one string"
+        lambda: zip_bytes(_members_with("__embedding_model__.npy", npy_bytes(np.array(3.0)))),
+        "one string",
     ),
     "data shorter than its header says": (
-        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.ones(8, dtype=np.float32))[:-4])), "bytes, not"
+        lambda: zip_bytes(_members_with(f"{SKILL}.npy", npy_bytes(np.ones(8, dtype=np.float32))[:-4])),
+        "bytes, not",
     ),
     "lying zip header (declares less)": (
-        lambda: patch_declared_sizes(zip_bytes(valid_sidecar_members(), zipfile.ZIP_DEFLATED), 3), "unreadable"
+        lambda: patch_declared_sizes(zip_bytes(valid_sidecar_members(), zipfile.ZIP_DEFLATED), 3),
+        "unreadable",
     ),
     "not a zip": (lambda: b"PK\x03\x04 garbage", "unreadable embeddings sidecar"),
     "NaN match vector": (
@@ -165,7 +191,8 @@ SIDECAR_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
         "NaN",
     ),
     "integer match vector": (
-        lambda: zip_bytes(_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.ones(8, dtype=np.int32)))), "not float"
+        lambda: zip_bytes(_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.ones(8, dtype=np.int32)))),
+        "not float",
     ),
     "2-d match vector": (
         lambda: zip_bytes(_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.ones((2, 4), dtype=np.float32)))),
@@ -176,14 +203,17 @@ SIDECAR_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
         "1-d vector",
     ),
     "match vectors of several dimensions": (
-        lambda: zip_bytes({
-            **_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.ones(4, dtype=np.float32))),
-            "__match__.harness-00001.npy": npy_bytes(np.ones(5, dtype=np.float32)),
-        }),
+        lambda: zip_bytes(
+            {
+                **_members_with(f"__match__.{SKILL}.npy", npy_bytes(np.ones(4, dtype=np.float32))),
+                "__match__.harness-00001.npy": npy_bytes(np.ones(5, dtype=np.float32)),
+            }
+        ),
         "match vectors of several dimensions",
     ),
     "match model name that is a number": (
-        lambda: zip_bytes(_members_with("__match_embedding_model__.npy", npy_bytes(np.array(3.0)))), "one string"
+        lambda: zip_bytes(_members_with("__match_embedding_model__.npy", npy_bytes(np.array(3.0)))),
+        "one string",
     ),
     "match digests of the wrong shape": (
         lambda: zip_bytes(_members_with("__match_embedding_text_digests__.npy", npy_bytes(np.array(["a"])))),

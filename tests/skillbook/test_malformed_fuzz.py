@@ -72,18 +72,37 @@ def _deep(depth: int) -> str:
 
 
 RAW_VALUES = st.one_of(
-    st.sampled_from([
-        "NaN", "Infinity", "-Infinity", "9" * 4301, "-" + "9" * 5000, "1e400", '"\\ud800"', '"a\\udfffb"',
-        '{"a": 1, "a": 2}', '"\\u0000\\u001b[31m"', '"2024-13-45T99:99:99"', '"context-\\u0661\\u0662\\u0663\\u0664\\u0665"',
-        '"context-' + "1" * 5000 + '"', "[1.0, NaN]", '""', "{}", "[]",
-    ]),
+    st.sampled_from(
+        [
+            "NaN",
+            "Infinity",
+            "-Infinity",
+            "9" * 4301,
+            "-" + "9" * 5000,
+            "1e400",
+            '"\\ud800"',
+            '"a\\udfffb"',
+            '{"a": 1, "a": 2}',
+            '"\\u0000\\u001b[31m"',
+            '"2024-13-45T99:99:99"',
+            '"context-\\u0661\\u0662\\u0663\\u0664\\u0665"',
+            '"context-' + "1" * 5000 + '"',
+            "[1.0, NaN]",
+            '""',
+            "{}",
+            "[]",
+        ]
+    ),
     st.integers(min_value=2, max_value=3000).map(_deep),
-    st.integers(min_value=60, max_value=70).map(lambda depth: "{\"a\": " * depth + "1" + "}" * depth),
+    st.integers(min_value=60, max_value=70).map(lambda depth: '{"a": ' * depth + "1" + "}" * depth),
 )
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30)
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30)
     | st.sampled_from(["context", "harness", "ADD", "TAG", "context-00001", "2026-01-01T00:00:00+00:00", "x" * 300]),
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=8,
@@ -146,7 +165,7 @@ def mutated_bytes(draw: st.DrawFn) -> bytes:
         elif action == "insert":
             data[at:at] = draw(st.binary(min_size=1, max_size=8))
         elif action == "cut":
-            del data[at:at + draw(st.integers(1, 16))]
+            del data[at : at + draw(st.integers(1, 16))]
         else:
             del data[at:]
         if not data:
@@ -165,8 +184,15 @@ def test_mutated_json_bytes_load_or_raise_the_documented_error(folder: Path, dat
 DTYPES = st.sampled_from(["<f4", ">f4", "<f8", "<f2", "<i4", "|b1", "<c8", "<U3", "|S2", "|V4", "<M8[s]"])
 SHAPES = st.sampled_from([(8,), (9,), (0,), (), (2, 4), (1, 8), (16385,)])
 MEMBER_NAMES = st.sampled_from(
-    ["context-00001.npy", "harness-00001.npy", "__embedding_model__.npy", "__embedding_text_digests__.npy",
-     "context-00099.npy", "not-an-array.txt", "context-00001"]
+    [
+        "context-00001.npy",
+        "harness-00001.npy",
+        "__embedding_model__.npy",
+        "__embedding_text_digests__.npy",
+        "context-00099.npy",
+        "not-an-array.txt",
+        "context-00001",
+    ]
 )
 
 
@@ -186,7 +212,7 @@ def garbage_npy(draw: st.DrawFn) -> bytes:
     data = bytearray(good)
     for _ in range(draw(st.integers(1, 3))):
         data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
-    return bytes(data[:draw(st.integers(0, len(data)))]) if draw(st.booleans()) else bytes(data)
+    return bytes(data[: draw(st.integers(0, len(data)))]) if draw(st.booleans()) else bytes(data)
 
 
 @st.composite
@@ -211,7 +237,7 @@ def mutated_sidecars(draw: st.DrawFn) -> bytes:
             flipped[draw(st.integers(0, len(flipped) - 1))] = draw(st.integers(0, 255))
         data = bytes(flipped)
     elif action == "truncate":
-        data = data[:draw(st.integers(0, len(data) - 1))]
+        data = data[: draw(st.integers(0, len(data) - 1))]
     elif action == "bomb":
         data = zip_bomb(draw(st.sampled_from([4, 16])) << 20)
     return data

@@ -83,8 +83,9 @@ def test_a_match_vector_stale_since_its_texts_were_read_is_skipped(book: Skillbo
     read_at = book.version
     book.update_skill(CONTEXT, keywords=["sql"])
 
-    stored = book.set_embeddings({CONTEXT: np.ones(3), HARNESS: np.ones(3)}, model="match-model", kind="match",
-                                 computed_at_version=read_at)
+    stored = book.set_embeddings(
+        {CONTEXT: np.ones(3), HARNESS: np.ones(3)}, model="match-model", kind="match", computed_at_version=read_at
+    )
 
     assert stored == {HARNESS} and book.get_skill(CONTEXT).match_embedding is None
 

@@ -17,8 +17,12 @@ def _old_skill_book() -> Skillbook:
             "schema_version": "2",
             "skills": {
                 "context-00001": {
-                    "id": "context-00001", "section": "context", "keywords": ["k"], "issue": "issue",
-                    "insight": "insight", "created_at": "2020-01-01T00:00:00+00:00",
+                    "id": "context-00001",
+                    "section": "context",
+                    "keywords": ["k"],
+                    "issue": "issue",
+                    "insight": "insight",
+                    "created_at": "2020-01-01T00:00:00+00:00",
                     "updated_at": "2020-01-01T00:00:00+00:00",
                 }
             },
@@ -83,9 +87,7 @@ def test_update_skill_keeps_created_at() -> None:
     assert book.update_skill("context-00001", issue="new").created_at == "2020-01-01T00:00:00+00:00"
 
 
-@pytest.mark.parametrize(
-    "changes", [{"issue": "Other issue."}, {"insight": "Other insight."}, {"keywords": ["other"]}]
-)
+@pytest.mark.parametrize("changes", [{"issue": "Other issue."}, {"insight": "Other insight."}, {"keywords": ["other"]}])
 def test_content_change_clears_embedding(skillbook: Skillbook, changes: dict) -> None:
     skillbook.set_embeddings({"context-00001": np.ones(4)}, model="m")
     assert skillbook.update_skill("context-00001", **changes).embedding is None
@@ -127,7 +129,9 @@ def test_soft_remove_deactivates_and_keeps_the_skill(skillbook: Skillbook) -> No
     assert skillbook.get_skill("context-00001").active is False
 
 
-def test_activate_skill_brings_a_soft_removed_skill_back_with_its_history(skillbook: Skillbook, source: InsightSource) -> None:
+def test_activate_skill_brings_a_soft_removed_skill_back_with_its_history(
+    skillbook: Skillbook, source: InsightSource
+) -> None:
     skillbook.tag_skill("context-00001", 1)
     removed = skillbook.remove_skill("context-00001", "outdated", insight_source=source)
 
@@ -146,7 +150,9 @@ def test_activate_skill_brings_a_soft_removed_skill_back_with_its_history(skillb
     assert activated.updated_at >= removed.updated_at
 
 
-def test_activate_skill_says_re_activated_when_the_source_has_no_learning_text(skillbook: Skillbook, source: InsightSource) -> None:
+def test_activate_skill_says_re_activated_when_the_source_has_no_learning_text(
+    skillbook: Skillbook, source: InsightSource
+) -> None:
     skillbook.remove_skill("harness-00001", "stale")
     skill = skillbook.activate_skill("harness-00001", insight_source=source.replace(learning_text=None))
     assert skill.occurrences[-1].learning_text == "re-activated"
@@ -178,7 +184,11 @@ def test_hard_remove_deletes_the_skill(skillbook: Skillbook) -> None:
 def test_skills_include_inactive_on_request_in_id_order(skillbook: Skillbook) -> None:
     skillbook.add_skill("context", "another", ["k"], "x")
     skillbook.remove_skill("context-00001", "outdated")
-    assert [s.id for s in skillbook.skills(include_inactive=True)] == ["context-00001", "context-00002", "harness-00001"]
+    assert [s.id for s in skillbook.skills(include_inactive=True)] == [
+        "context-00001",
+        "context-00002",
+        "harness-00001",
+    ]
 
 
 def test_len_counts_inactive_skills(skillbook: Skillbook) -> None:
@@ -207,11 +217,15 @@ def test_occurrences_accumulate_in_order(skillbook: Skillbook, source: InsightSo
     skillbook.update_skill("harness-00001", issue="wider", insight_source=source)
     skill = skillbook.tag_skill("harness-00001", -1, insight_source=source.replace(trace_id="task-8"))
     assert [(o.operation_type, o.trace_id) for o in skill.occurrences] == [
-        ("ADD", getpass.getuser()), ("UPDATE", "task-7"), ("TAG", "task-8")
+        ("ADD", getpass.getuser()),
+        ("UPDATE", "task-7"),
+        ("TAG", "task-8"),
     ]
 
 
-def test_remove_records_reason_as_learning_text_when_source_has_none(skillbook: Skillbook, source: InsightSource) -> None:
+def test_remove_records_reason_as_learning_text_when_source_has_none(
+    skillbook: Skillbook, source: InsightSource
+) -> None:
     skill = skillbook.remove_skill("harness-00001", "superseded", insight_source=source.replace(learning_text=None))
     assert skill.occurrences[-1].learning_text == "superseded"
 
@@ -231,7 +245,10 @@ def test_mutation_without_source_appends_a_manual_api_occurrence_naming_the_os_u
 ) -> None:
     occurrence = mutate(skillbook).occurrences[-1]
     assert (occurrence.source_system, occurrence.trace_id, occurrence.operation_type, occurrence.learning_text) == (
-        "api", getpass.getuser(), operation, learning_text
+        "api",
+        getpass.getuser(),
+        operation,
+        learning_text,
     )
 
 
@@ -239,7 +256,9 @@ def test_activate_without_source_appends_a_manual_api_occurrence(skillbook: Skil
     skillbook.remove_skill("harness-00001", "stale")
     occurrence = skillbook.activate_skill("harness-00001").occurrences[-1]
     assert (occurrence.source_system, occurrence.operation_type, occurrence.learning_text) == (
-        "api", "UPDATE", "re-activated"
+        "api",
+        "UPDATE",
+        "re-activated",
     )
 
 
@@ -284,8 +303,12 @@ def test_skills_with_six_digit_ids_come_after_five_digit_ones() -> None:
             "schema_version": "2",
             "skills": {
                 skill_id: {
-                    "id": skill_id, "section": "harness", "keywords": ["k"], "issue": f"issue {skill_id}",
-                    "created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00",
+                    "id": skill_id,
+                    "section": "harness",
+                    "keywords": ["k"],
+                    "issue": f"issue {skill_id}",
+                    "created_at": "2026-01-01T00:00:00+00:00",
+                    "updated_at": "2026-01-01T00:00:00+00:00",
                 }
                 for skill_id in ("harness-100000", "harness-99999")
             },

@@ -15,8 +15,12 @@ from ace.skillbook import InsightSource, Skillbook, SkillbookFormatError, TraceR
 def rich_book(source: InsightSource) -> Skillbook:
     """Skills with every kind of state: occurrences with trace refs, counters, an inactive skill, vectors."""
     book = Skillbook()
-    ref = TraceRef(text_excerpt="cabin applies to all legs", json_path="$.messages[3]", step_indices=(2,), span_ids=("ab12",))
-    book.add_skill("context", "Issue one.", ["airline"], "Insight one.", insight_source=source.replace(trace_refs=(ref,)))
+    ref = TraceRef(
+        text_excerpt="cabin applies to all legs", json_path="$.messages[3]", step_indices=(2,), span_ids=("ab12",)
+    )
+    book.add_skill(
+        "context", "Issue one.", ["airline"], "Insight one.", insight_source=source.replace(trace_refs=(ref,))
+    )
     book.add_skill("harness", "Issue two.", ["tau2"])
     book.add_skill("context", "Issue three.", ["retail"], "Insight three.")
     book.tag_skill("context-00001", -1, insight_source=source)
@@ -27,9 +31,7 @@ def rich_book(source: InsightSource) -> Skillbook:
 
 
 def _state(book: Skillbook) -> list[tuple]:
-    return [
-        (s, None if s.embedding is None else s.embedding.tolist()) for s in book.skills(include_inactive=True)
-    ]
+    return [(s, None if s.embedding is None else s.embedding.tolist()) for s in book.skills(include_inactive=True)]
 
 
 def test_save_then_load_reproduces_every_skill_and_embedding(tmp_path: Path, rich_book: Skillbook) -> None:
@@ -80,9 +82,24 @@ def test_sidecar_path_replaces_the_json_suffix() -> None:
 
 def test_embedding_list_in_older_json_becomes_float32_vector(tmp_path: Path) -> None:
     path = tmp_path / "old.json"
-    path.write_text(json.dumps({"schema_version": "2", "skills": {"harness-00001": {
-        "id": "harness-00001", "section": "harness", "keywords": ["k"], "issue": "i", "embedding": [1, 2],
-        "created_at": "2026-01-01T00:00:00+00:00", "updated_at": "2026-01-01T00:00:00+00:00"}}}))
+    path.write_text(
+        json.dumps(
+            {
+                "schema_version": "2",
+                "skills": {
+                    "harness-00001": {
+                        "id": "harness-00001",
+                        "section": "harness",
+                        "keywords": ["k"],
+                        "issue": "i",
+                        "embedding": [1, 2],
+                        "created_at": "2026-01-01T00:00:00+00:00",
+                        "updated_at": "2026-01-01T00:00:00+00:00",
+                    }
+                },
+            }
+        )
+    )
     vector = Skillbook.load_from_file(path).get_skill("harness-00001").embedding
     assert isinstance(vector, np.ndarray) and vector.dtype == np.float32 and vector.tolist() == [1.0, 2.0]
 
@@ -114,7 +131,14 @@ def test_load_of_malformed_json_raises_format_error_naming_the_file(tmp_path: Pa
 
 @pytest.mark.parametrize(
     "field, value",
-    [("section", "general"), ("keywords", []), ("issue", ""), ("insight", None), ("helpful_count", -1), ("active", "yes")],
+    [
+        ("section", "general"),
+        ("keywords", []),
+        ("issue", ""),
+        ("insight", None),
+        ("helpful_count", -1),
+        ("active", "yes"),
+    ],
 )
 def test_load_of_skill_breaking_an_invariant_names_skill_and_field(
     tmp_path: Path, rich_book: Skillbook, field: str, value: object

@@ -44,7 +44,10 @@ def test_a_history_that_is_not_an_append_is_rewritten_whole() -> None:
     rows = row_changes(base, other.snapshot(), by_identity=False)
 
     assert rows is not None and rows.rewritten == ("context-00001",) and rows.purged == ("context-00002",)
-    assert [(skill_id, position) for skill_id, position, _ in rows.occurrences] == [("context-00001", 0), ("context-00001", 1)]
+    assert [(skill_id, position) for skill_id, position, _ in rows.occurrences] == [
+        ("context-00001", 0),
+        ("context-00001", 1),
+    ]
 
 
 def test_a_purge_and_decisions_set_and_removed_are_rows_too() -> None:

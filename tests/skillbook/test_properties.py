@@ -13,7 +13,9 @@ from hypothesis import strategies as st
 from ace.skillbook import MAX_KEYWORD_LENGTH, InsightSource, Skillbook, SkillbookError, normalize_keywords
 
 keyword_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
-keyword_lists = st.lists(keyword_text | st.sampled_from(["Booking API", "booking-api", " Cabin  class", "--", ""]), max_size=8)
+keyword_lists = st.lists(
+    keyword_text | st.sampled_from(["Booking API", "booking-api", " Cabin  class", "--", ""]), max_size=8
+)
 
 
 def _normalised_or_none(keywords: list[str]) -> tuple[str, ...] | None:
@@ -72,7 +74,9 @@ actions = st.lists(
         st.tuples(st.just("add_harness"), text, labels, st.none() | text, st.none() | sources),
         st.tuples(st.just("tag"), st.integers(0, 9), st.sampled_from([-1, 0, 1]), st.none() | sources),
         st.tuples(st.just("remove"), st.integers(0, 9), text),
-        st.tuples(st.just("embed"), st.integers(0, 9), st.lists(st.floats(-1e3, 1e3, width=32), min_size=3, max_size=3)),
+        st.tuples(
+            st.just("embed"), st.integers(0, 9), st.lists(st.floats(-1e3, 1e3, width=32), min_size=3, max_size=3)
+        ),
     ),
     max_size=12,
 )

@@ -43,7 +43,11 @@ def test_as_prompt_matches_the_user_docs_example() -> None:
         ["math", "decomposition"],
         "Break the problem into smaller steps before computing.",
     )
-    book.add_skill("harness", "The runtime can stall for long periods when provider 429 retries fan out.", ["retries", "rate_limit"])
+    book.add_skill(
+        "harness",
+        "The runtime can stall for long periods when provider 429 retries fan out.",
+        ["retries", "rate_limit"],
+    )
     assert book.as_prompt() == SEED_001_PROMPT
 
 
@@ -80,7 +84,9 @@ def test_stats_count_all_and_active_skills_by_section(skillbook: Skillbook) -> N
 def test_source_map_lists_occurrence_dicts_per_skill(skillbook: Skillbook, source: InsightSource) -> None:
     skillbook.tag_skill("context-00001", 1, insight_source=source)
     added_by_api = {
-        "trace_uid": f"api:{getpass.getuser()}", "source_system": "api", "trace_id": getpass.getuser(),
+        "trace_uid": f"api:{getpass.getuser()}",
+        "source_system": "api",
+        "trace_id": getpass.getuser(),
         "operation_type": "ADD",
     }
     assert skillbook.source_map() == {
@@ -95,7 +101,7 @@ def test_source_map_lists_occurrence_dicts_per_skill(skillbook: Skillbook, sourc
                 "operation_type": "TAG",
                 "error_identification": "agent offered a per-leg upgrade",
                 "learning_text": "cabin class is all-or-nothing",
-            }
+            },
         ],
         "harness-00001": [added_by_api],
     }
@@ -122,8 +128,11 @@ def test_markdown_source_count_is_the_number_of_traces_it_lists(skillbook: Skill
     skillbook.tag_skill("context-00001", 1, insight_source=source)
     skillbook.tag_skill("context-00001", 1, insight_source=source)  # the same trace again
     skillbook.tag_skill("context-00001", 0, insight_source=source.replace(trace_id="task-8"))
-    [line] = [line for line in render_markdown(skillbook.skills()).splitlines()
-              if line.startswith("- **Sources:**") and "task-8" in line]
+    [line] = [
+        line
+        for line in render_markdown(skillbook.skills()).splitlines()
+        if line.startswith("- **Sources:**") and "task-8" in line
+    ]
 
     listed = line.split(": ", 1)[1].split(", ")
     assert line.startswith(f"- **Sources:** {len(listed)} trace(s) in 4 record(s)")

@@ -26,8 +26,10 @@ def test_each_mutation_is_one_memory_span_with_the_skill_id_and_operation(capfir
     book.remove_skill("context-00001", "stale")
     book.activate_skill("context-00001")
     book.purge("context-00001")
-    assert [(s["name"], s["attributes"]["ace.skillbook.operation"], s["attributes"].get("gen_ai.memory.record.id"))
-            for s in _memory_spans(capfire)] == [
+    assert [
+        (s["name"], s["attributes"]["ace.skillbook.operation"], s["attributes"].get("gen_ai.memory.record.id"))
+        for s in _memory_spans(capfire)
+    ] == [
         ("create_memory skillbook", "ADD", "context-00001"),
         ("update_memory skillbook", "UPDATE", "context-00001"),
         ("update_memory skillbook", "TAG", "context-00001"),

@@ -114,8 +114,12 @@ def test_a_live_writers_temp_file_is_not_removed(tmp_path: Path) -> None:
 def test_only_dead_temp_files_of_the_same_path_are_removed(tmp_path: Path) -> None:
     path = tmp_path / "sb.json"
     dead = tmp_path / f".sb.json.{'a' * 32}.tmp"  # as an older version's killed writer left it
-    others = [tmp_path / f".sb.json.backup.{'b' * 32}.tmp", tmp_path / f".sb.json.x.{'c' * 32}.tmp",
-              tmp_path / f".other.json.{'d' * 32}.tmp", tmp_path / "sb.json.tmp"]
+    others = [
+        tmp_path / f".sb.json.backup.{'b' * 32}.tmp",
+        tmp_path / f".sb.json.x.{'c' * 32}.tmp",
+        tmp_path / f".other.json.{'d' * 32}.tmp",
+        tmp_path / "sb.json.tmp",
+    ]
     for file in (dead, *others):
         file.write_bytes(b"left over")
 

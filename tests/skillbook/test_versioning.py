@@ -30,7 +30,9 @@ from ace.skillbook._changelog import ChangeLog
         (lambda b: b.mark_used(["harness-00001"]), "harness-00001"),
         (lambda b: b.set_embeddings({"harness-00001": [1.0, 0.0]}, model="m"), "harness-00001"),
         (
-            lambda b: b.apply_update(UpdateBatch("r", [UpdateOperation(type="TAG", skill_id="harness-00001", delta=0)])),
+            lambda b: b.apply_update(
+                UpdateBatch("r", [UpdateOperation(type="TAG", skill_id="harness-00001", delta=0)])
+            ),
             "harness-00001",
         ),
     ],
@@ -160,14 +162,27 @@ def test_view_reads_like_the_skillbook_and_follows_it(skillbook: Skillbook) -> N
     view = skillbook.view()
     skillbook.add_skill("harness", "later", ["k"])
     assert (view.skills(), view.as_prompt(), view.stats(), len(view), view.version) == (
-        skillbook.skills(), skillbook.as_prompt(), skillbook.stats(), len(skillbook), skillbook.version
+        skillbook.skills(),
+        skillbook.as_prompt(),
+        skillbook.stats(),
+        len(skillbook),
+        skillbook.version,
     )
     assert view.get_skill("harness-00002") is skillbook.get_skill("harness-00002")
 
 
 def test_view_has_no_mutating_method(skillbook: Skillbook) -> None:
-    mutators = {"add_skill", "update_skill", "tag_skill", "remove_skill", "purge", "mark_used",
-                "set_embeddings", "apply_update", "save_to_file"}
+    mutators = {
+        "add_skill",
+        "update_skill",
+        "tag_skill",
+        "remove_skill",
+        "purge",
+        "mark_used",
+        "set_embeddings",
+        "apply_update",
+        "save_to_file",
+    }
     assert mutators <= set(dir(skillbook))
     assert not mutators & {name for name, _ in inspect.getmembers(SkillbookView)}
 

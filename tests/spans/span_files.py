@@ -65,36 +65,58 @@ def write_span_file(path: Path, roots: list[Node], *, seed: int = 7) -> None:
     provider.shutdown()
 
 
-def _step(name: str, start: int, end: int, trace_uid: str, sample: int, epoch: int, children: list[Node],
-          error: str | None = None) -> Node:
-    attributes = {"ace.step": name, "ace.sample_id": f"task-{sample}", "ace.epoch": epoch,
-                  "ace.sample_index": sample, "ace.trace_uid": trace_uid}
+def _step(
+    name: str,
+    start: int,
+    end: int,
+    trace_uid: str,
+    sample: int,
+    epoch: int,
+    children: list[Node],
+    error: str | None = None,
+) -> Node:
+    attributes = {
+        "ace.step": name,
+        "ace.sample_id": f"task-{sample}",
+        "ace.epoch": epoch,
+        "ace.sample_index": sample,
+        "ace.trace_uid": trace_uid,
+    }
     return Node(f"pipeline.step {name}", start, end, attributes, children, error)
 
 
 def _chat(start: int, tokens_in: int, tokens_out: int) -> Node:
-    return Node("chat test-model", start, start + 5,
-                {"gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": tokens_out})
+    return Node(
+        "chat test-model",
+        start,
+        start + 5,
+        {"gen_ai.usage.input_tokens": tokens_in, "gen_ai.usage.output_tokens": tokens_out},
+    )
 
 
-def _tool(name: str, start: int, call_id: str, arguments: str, children: list[Node] | None = None,
-          error: str | None = None) -> Node:
+def _tool(
+    name: str, start: int, call_id: str, arguments: str, children: list[Node] | None = None, error: str | None = None
+) -> Node:
     attributes = {"gen_ai.tool.name": name, "gen_ai.tool.call.id": call_id, "tool_arguments": arguments}
     return Node(f"execute_tool {name}", start, start + 10, attributes, children or [], error)
 
 
-def _memory(operation: str, kind: str, start: int, trace_uid: str, skill: str | None = None,
-            **extra: Any) -> Node:
-    attributes: dict[str, Any] = {"gen_ai.operation.name": operation, "ace.skillbook.operation": kind,
-                                  "ace.trace_uid": trace_uid, "gen_ai.memory.record.count": 1}
+def _memory(operation: str, kind: str, start: int, trace_uid: str, skill: str | None = None, **extra: Any) -> Node:
+    attributes: dict[str, Any] = {
+        "gen_ai.operation.name": operation,
+        "ace.skillbook.operation": kind,
+        "ace.trace_uid": trace_uid,
+        "gen_ai.memory.record.count": 1,
+    }
     if skill is not None:
         attributes["gen_ai.memory.record.id"] = skill
     attributes.update(extra)
     return Node(f"{operation} skillbook", start, start + 1, attributes)
 
 
-def _session(name: str, start: int, end: int, trace_uid: str, epoch: int, children: list[Node],
-             error: str | None = None) -> Node:
+def _session(
+    name: str, start: int, end: int, trace_uid: str, epoch: int, children: list[Node], error: str | None = None
+) -> Node:
     attributes = {"ace.trace_uid": trace_uid, "ace.sample_id": trace_uid, "ace.epoch": epoch}
     return Node(name, start, end, attributes, children, error)
 
@@ -102,57 +124,182 @@ def _session(name: str, start: int, end: int, trace_uid: str, epoch: int, childr
 def run_roots() -> list[Node]:
     """The spans of the run described in the module docstring."""
     trace_a = [
-        _step("ReflectStep", 100, 400, "t-a", 0, 0, [
-            _session("rr.session", 110, 390, "t-a", 0, [
-                Node("invoke_agent rr", 115, 385, {"gen_ai.agent.name": "rr", "final_result": REFLECTION}, [
-                    _chat(120, 1000, 200),
-                    _tool("execute_code", 130, "c1", '{"code": "print(1)"}', [
-                        _memory("search_memory", "SEARCH", 131, "t-a", **NOTHING_FOUND),
-                    ]),
-                    _chat(150, 1200, 100),
-                ]),
-            ]),
-        ]),
-        _step("UpdateStep", 400, 900, "t-a", 0, 0, [
-            _session("sm.session", 410, 890, "t-a", 0, [
-                Node("invoke_agent sm", 415, 885, {"gen_ai.agent.name": "sm"}, [
-                    _chat(420, 500, 50),
-                    _tool("add_skill", 500, "call-1", '{"section": "refunds", "content": "Check fare rules"}', [
-                        _memory("create_memory", "ADD", 501, "t-a", "s-1"),
-                    ]),
-                    _tool("tag_skill", 600, "call-2", '{"skill_id": "s-9", "tag": "helpful"}',
-                          error="no skill with id 's-9'"),
-                    _chat(700, 600, 40),
-                ]),
-            ]),
-        ]),
+        _step(
+            "ReflectStep",
+            100,
+            400,
+            "t-a",
+            0,
+            0,
+            [
+                _session(
+                    "rr.session",
+                    110,
+                    390,
+                    "t-a",
+                    0,
+                    [
+                        Node(
+                            "invoke_agent rr",
+                            115,
+                            385,
+                            {"gen_ai.agent.name": "rr", "final_result": REFLECTION},
+                            [
+                                _chat(120, 1000, 200),
+                                _tool(
+                                    "execute_code",
+                                    130,
+                                    "c1",
+                                    '{"code": "print(1)"}',
+                                    [
+                                        _memory("search_memory", "SEARCH", 131, "t-a", **NOTHING_FOUND),
+                                    ],
+                                ),
+                                _chat(150, 1200, 100),
+                            ],
+                        ),
+                    ],
+                ),
+            ],
+        ),
+        _step(
+            "UpdateStep",
+            400,
+            900,
+            "t-a",
+            0,
+            0,
+            [
+                _session(
+                    "sm.session",
+                    410,
+                    890,
+                    "t-a",
+                    0,
+                    [
+                        Node(
+                            "invoke_agent sm",
+                            415,
+                            885,
+                            {"gen_ai.agent.name": "sm"},
+                            [
+                                _chat(420, 500, 50),
+                                _tool(
+                                    "add_skill",
+                                    500,
+                                    "call-1",
+                                    '{"section": "refunds", "content": "Check fare rules"}',
+                                    [
+                                        _memory("create_memory", "ADD", 501, "t-a", "s-1"),
+                                    ],
+                                ),
+                                _tool(
+                                    "tag_skill",
+                                    600,
+                                    "call-2",
+                                    '{"skill_id": "s-9", "tag": "helpful"}',
+                                    error="no skill with id 's-9'",
+                                ),
+                                _chat(700, 600, 40),
+                            ],
+                        ),
+                    ],
+                ),
+            ],
+        ),
     ]
     trace_b = [
-        _step("AgentStep", 505, 548, "t-b", 1, 0, [
-            _memory("update_memory", "MARK_USED", 510, "t-b", **{"ace.skill_ids": ["s-1"]}),
-            _chat(520, 70, 7),
-        ]),
-        _step("ReflectStep", 550, 640, "t-b", 1, 0, [
-            _session("reflector.reflect", 555, 635, "t-b", 0, [_chat(560, 300, 30)]),
-        ]),
-        _step("UpdateStep", 640, 1000, "t-b", 1, 0, [
-            _session("sm.session", 645, 990, "t-b", 0, [
-                _tool("update_skill", 650, "call-3", '{"skill_id": "s-1", "content": "Check fare rules twice"}', [
-                    _memory("update_memory", "UPDATE", 651, "t-b", "s-1"),
-                ]),
-                _tool("tag_skill", 750, "call-4", '{"skill_id": "s-1", "tag": "helpful"}', [
-                    _memory("update_memory", "TAG", 751, "t-b", "s-1", **{"ace.tag": "helpful"}),
-                ]),
-            ]),
-        ]),
+        _step(
+            "AgentStep",
+            505,
+            548,
+            "t-b",
+            1,
+            0,
+            [
+                _memory("update_memory", "MARK_USED", 510, "t-b", **{"ace.skill_ids": ["s-1"]}),
+                _chat(520, 70, 7),
+            ],
+        ),
+        _step(
+            "ReflectStep",
+            550,
+            640,
+            "t-b",
+            1,
+            0,
+            [
+                _session("reflector.reflect", 555, 635, "t-b", 0, [_chat(560, 300, 30)]),
+            ],
+        ),
+        _step(
+            "UpdateStep",
+            640,
+            1000,
+            "t-b",
+            1,
+            0,
+            [
+                _session(
+                    "sm.session",
+                    645,
+                    990,
+                    "t-b",
+                    0,
+                    [
+                        _tool(
+                            "update_skill",
+                            650,
+                            "call-3",
+                            '{"skill_id": "s-1", "content": "Check fare rules twice"}',
+                            [
+                                _memory("update_memory", "UPDATE", 651, "t-b", "s-1"),
+                            ],
+                        ),
+                        _tool(
+                            "tag_skill",
+                            750,
+                            "call-4",
+                            '{"skill_id": "s-1", "tag": "helpful"}',
+                            [
+                                _memory("update_memory", "TAG", 751, "t-b", "s-1", **{"ace.tag": "helpful"}),
+                            ],
+                        ),
+                    ],
+                ),
+            ],
+        ),
     ]
     trace_c = [
-        _step("UpdateStep", 2000, 2500, "t-c", 0, 1, [
-            _session("sm.session", 2010, 2490, "t-c", 1, [
-                _tool("remove_skill", 2100, "call-5", '{"skill_id": "s-1"}', [
-                    _memory("delete_memory", "REMOVE", 2101, "t-c", "s-1"),
-                ]),
-            ], error="request limit reached"),
-        ], error="request limit reached"),
+        _step(
+            "UpdateStep",
+            2000,
+            2500,
+            "t-c",
+            0,
+            1,
+            [
+                _session(
+                    "sm.session",
+                    2010,
+                    2490,
+                    "t-c",
+                    1,
+                    [
+                        _tool(
+                            "remove_skill",
+                            2100,
+                            "call-5",
+                            '{"skill_id": "s-1"}',
+                            [
+                                _memory("delete_memory", "REMOVE", 2101, "t-c", "s-1"),
+                            ],
+                        ),
+                    ],
+                    error="request limit reached",
+                ),
+            ],
+            error="request limit reached",
+        ),
     ]
     return trace_a + trace_b + trace_c

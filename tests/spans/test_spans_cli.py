@@ -47,8 +47,12 @@ def test_skill_found_only_in_search_results_counts_as_retrieved(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "spans.jsonl"
-    search = {"gen_ai.operation.name": "search_memory", "ace.skillbook.operation": "SEARCH",
-              "ace.skill_ids": ["s-2", "s-3"], "gen_ai.memory.record.count": 2}
+    search = {
+        "gen_ai.operation.name": "search_memory",
+        "ace.skillbook.operation": "SEARCH",
+        "ace.skill_ids": ["s-2", "s-3"],
+        "gen_ai.memory.record.count": 2,
+    }
     write_span_file(path, [Node("search_memory skillbook", 0, 1, search)])
     assert _json(capsys, str(path), "--skill", "s-3")["counts"]["retrieved"] == 1
 
@@ -144,12 +148,26 @@ def test_a_file_that_is_not_otlp_json_exits_2_with_one_line(
     assert error.startswith(f"ace-eval: error: {path} line 1: not ")
 
 
-def test_a_malformed_attribute_names_its_line_and_exits_2(
-    span_file: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    bad = {"resourceSpans": [{"scopeSpans": [{"spans": [{
-        "traceId": "ab", "spanId": "cd", "name": "x", "startTimeUnixNano": "1",
-        "attributes": [{"key": "ace.epoch", "value": {"intValue": "one"}}]}]}]}]}
+def test_a_malformed_attribute_names_its_line_and_exits_2(span_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = {
+        "resourceSpans": [
+            {
+                "scopeSpans": [
+                    {
+                        "spans": [
+                            {
+                                "traceId": "ab",
+                                "spanId": "cd",
+                                "name": "x",
+                                "startTimeUnixNano": "1",
+                                "attributes": [{"key": "ace.epoch", "value": {"intValue": "one"}}],
+                            }
+                        ]
+                    }
+                ]
+            }
+        ]
+    }
     count = len(span_file.read_text().splitlines())
     with span_file.open("a") as handle:
         handle.write(json.dumps(bad) + "\n")
@@ -167,8 +185,11 @@ def test_missing_and_empty_files_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_skill_ids_sent_as_json_text_are_read_as_a_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "spans.jsonl"
-    used = {"gen_ai.operation.name": "update_memory", "ace.skillbook.operation": "MARK_USED",
-            "ace.skill_ids": '["s-1", "s-2"]'}
+    used = {
+        "gen_ai.operation.name": "update_memory",
+        "ace.skillbook.operation": "MARK_USED",
+        "ace.skill_ids": '["s-1", "s-2"]',
+    }
     write_span_file(path, [Node("update_memory skillbook", 0, 1, used)])
     assert _json(capsys, str(path), "--skill", "s-2")["counts"]["used"] == 1
 

@@ -41,8 +41,13 @@ def _reading_agent(seen_prompts: list[str]) -> FunctionModel:
     """Reads context-00001 on its first turn, then says goodbye; records its system prompt."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        system = "".join(p.content for m in messages if isinstance(m, ModelRequest) for p in m.parts
-                         if isinstance(p, SystemPromptPart))
+        system = "".join(
+            p.content
+            for m in messages
+            if isinstance(m, ModelRequest)
+            for p in m.parts
+            if isinstance(p, SystemPromptPart)
+        )
         seen_prompts.append(system)
         if len([m for m in messages if isinstance(m, ModelResponse)]) == 1:  # only the greeting so far
             return ModelResponse(parts=[ToolCallPart("read_skill", {"skill_id": "context-00001"}, tool_call_id="r1")])
@@ -59,8 +64,9 @@ async def test_skills_are_chosen_from_the_users_first_message_never_the_scenario
     prompts: list[str] = []
     agent = LLMAgent(_reading_agent(prompts), skills=source)
 
-    await run_simulation(task, agent=agent, user=UserSimulator(scripted_user(["Hello, I need help with a booking."]),
-                                                              task.user_scenario))
+    await run_simulation(
+        task, agent=agent, user=UserSimulator(scripted_user(["Hello, I need help with a booking."]), task.user_scenario)
+    )
 
     assert source.asked == ["Hello, I need help with a booking."]
     assert "Check the insurance first." in prompts[0]
@@ -74,8 +80,11 @@ async def test_read_skill_is_answered_by_the_agent_and_does_not_touch_the_grade(
     source = SkillSource(_book(), injection="tool")
     prompts: list[str] = []
 
-    run = await run_simulation(task, agent=LLMAgent(_reading_agent(prompts), skills=source),
-                               user=UserSimulator(scripted_user(["Hi."]), task.user_scenario))
+    run = await run_simulation(
+        task,
+        agent=LLMAgent(_reading_agent(prompts), skills=source),
+        user=UserSimulator(scripted_user(["Hi."]), task.user_scenario),
+    )
 
     calls = [c for m in run.messages if m.role == "assistant" for c in m.tool_calls or ()]
     answer = next(m for m in run.messages if m.role == "tool")
@@ -83,8 +92,9 @@ async def test_read_skill_is_answered_by_the_agent_and_does_not_touch_the_grade(
     assert "Check the insurance first." in (answer.content or "") and not answer.error
     assert "[context-00001] Cancelling flights" in prompts[0] and "Check the insurance first." not in prompts[0]
     assert source.used_skill_ids == ("context-00001",)
-    baseline = await run_simulation(task, agent=LLMAgent(_reading_agent([])),
-                                     user=UserSimulator(scripted_user(["Hi."]), task.user_scenario))
+    baseline = await run_simulation(
+        task, agent=LLMAgent(_reading_agent([])), user=UserSimulator(scripted_user(["Hi."]), task.user_scenario)
+    )
     assert run.reward_info.model_dump() == baseline.reward_info.model_dump()
 
 
@@ -92,8 +102,15 @@ async def test_tau2_agent_records_the_graded_simulation_in_trace_and_results_fil
     airline_tasks: dict[str, Task], scripted_user: Callable[..., FunctionModel], tmp_path: Path
 ) -> None:
     task = airline_tasks[WRITING_TASK]
-    info = run_info(agent="reading-agent", user="scripted", trials=1, max_steps=200, max_errors=10,
-                    agent_settings=LLMAgent.DEFAULT_SETTINGS, user_settings=UserSimulator.DEFAULT_SETTINGS)
+    info = run_info(
+        agent="reading-agent",
+        user="scripted",
+        trials=1,
+        max_steps=200,
+        max_errors=10,
+        agent_settings=LLMAgent.DEFAULT_SETTINGS,
+        user_settings=UserSimulator.DEFAULT_SETTINGS,
+    )
     log = ResultsLog(info, [task])
     log.open(tmp_path / "results.json")
     source = SkillSource(_book(), injection="tool")
@@ -130,8 +147,12 @@ def test_samples_carry_task_trial_and_upstream_seed(airline_tasks: dict[str, Tas
 
 def test_feedback_explains_a_failed_grade(recorded_paths: list[Path]) -> None:
     failed = [
-        sim for path in recorded_paths for sim in load_results(path).simulations
-        if sim.reward_info and sim.reward_info.db_check and not sim.reward_info.db_check.db_match
+        sim
+        for path in recorded_paths
+        for sim in load_results(path).simulations
+        if sim.reward_info
+        and sim.reward_info.db_check
+        and not sim.reward_info.db_check.db_match
         and any(not check.action_match for check in sim.reward_info.action_checks or [])
     ]
     simulation = failed[0]

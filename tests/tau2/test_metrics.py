@@ -69,8 +69,14 @@ def test_recorded_gpt41_run_has_pass1_of_one_half(recorded_paths: list[Path]) ->
 
 
 def test_metrics_from_rewards_equals_compute_metrics_on_the_same_runs() -> None:
-    runs = [_run("10", 0, 1.0), _run("2", 0, 0.0), _run("10", 1, 0.5), _run("2", 1, 1.0), _run("x", 0, 1.0),
-            _run("x", 1, 1.0)]
+    runs = [
+        _run("10", 0, 1.0),
+        _run("2", 0, 0.0),
+        _run("10", 1, 0.5),
+        _run("2", 1, 1.0),
+        _run("x", 0, 1.0),
+        _run("x", 1, 1.0),
+    ]
     rewards = {"10": [1.0, 0.5], "2": [0.0, 1.0], "x": [1.0, 1.0]}
     assert metrics_from_rewards(rewards, seed=3, n_bootstrap=100) == compute_metrics(runs, seed=3, n_bootstrap=100)
 
@@ -93,8 +99,13 @@ def test_metrics_to_dict_survives_a_json_round_trip_with_string_k_keys() -> None
     assert json.loads(json.dumps(data)) == data
     assert data["pass_hat_k"] == {"1": 0.75, "2": 0.5}
     assert data["ci95"]["1"] == list(metrics.ci95[1])
-    assert data["per_task"][0] == {"task_id": "1", "trials": 2, "successes": 1, "mean_reward": 0.5,
-                                   "pass_hat": {"1": 0.5, "2": 0.0}}
+    assert data["per_task"][0] == {
+        "task_id": "1",
+        "trials": 2,
+        "successes": 1,
+        "mean_reward": 0.5,
+        "pass_hat": {"1": 0.5, "2": 0.0},
+    }
 
 
 def test_format_summary_is_the_head_of_format_metrics_without_the_table() -> None:

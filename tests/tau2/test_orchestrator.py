@@ -39,6 +39,7 @@ def request_texts(messages: list[ModelMessage]) -> list[str]:
         if isinstance(getattr(part, "content", None), str)
     ]
 
+
 Factory = Callable[..., FunctionModel]
 
 WRITING_TASKS = ["7", "11", "12", "15", "21"]

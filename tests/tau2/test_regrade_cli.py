@@ -61,9 +61,7 @@ def test_missing_file_is_a_one_line_error_with_exit_2(tmp_path: Path, capsys: py
     assert err.count("\n") == 1 and "none.json" in err
 
 
-def test_malformed_file_is_a_one_line_error_with_exit_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_malformed_file_is_a_one_line_error_with_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "bad.json").write_text("not json")
     assert main(["tau2", "regrade", str(tmp_path / "bad.json")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
@@ -97,8 +95,19 @@ def test_metrics_command_rejects_a_missing_file(tmp_path: Path, capsys: pytest.C
 
 def test_run_command_simulates_grades_and_writes_results(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     output = tmp_path / "run.json"
-    argv = ["tau2", "run", "--agent-model", "test", "--user-model", "test", "--task-ids", "2", "8",
-            "--max-num-steps", "4"]
+    argv = [
+        "tau2",
+        "run",
+        "--agent-model",
+        "test",
+        "--user-model",
+        "test",
+        "--task-ids",
+        "2",
+        "8",
+        "--max-num-steps",
+        "4",
+    ]
     assert main([*argv, "--output", str(output)]) == 0
     assert sorted(sim.task_id for sim in load_results(output).simulations) == ["2", "8"]
     out = capsys.readouterr().out
@@ -107,8 +116,22 @@ def test_run_command_simulates_grades_and_writes_results(tmp_path: Path, capsys:
 
 def test_run_command_still_accepts_the_earlier_flag_spellings(tmp_path: Path) -> None:
     output = tmp_path / "run.json"
-    argv = ["tau2", "run", "--agent", "test", "--user", "test", "--task-ids", "2", "--max-steps", "4",
-            "--trials", "2", "--workers", "1"]
+    argv = [
+        "tau2",
+        "run",
+        "--agent",
+        "test",
+        "--user",
+        "test",
+        "--task-ids",
+        "2",
+        "--max-steps",
+        "4",
+        "--trials",
+        "2",
+        "--workers",
+        "1",
+    ]
     assert main([*argv, "--output", str(output)]) == 0
     results = load_results(output)
     assert sorted(sim.trial for sim in results.simulations) == [0, 1]
@@ -143,7 +166,17 @@ def test_earlier_flag_spellings_are_not_listed_in_help(capsys: pytest.CaptureFix
 def test_run_command_rejects_bad_input_with_exit_2(
     options: list[str], message: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    argv = ["tau2", "run", "--agent-model", "test", "--user-model", "test", "--output", str(tmp_path / "r.json"), *options]
+    argv = [
+        "tau2",
+        "run",
+        "--agent-model",
+        "test",
+        "--user-model",
+        "test",
+        "--output",
+        str(tmp_path / "r.json"),
+        *options,
+    ]
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err
@@ -156,8 +189,13 @@ def test_run_command_writes_every_span_to_a_local_otlp_json_lines_file(tmp_path:
     assert main([*argv, "--output", str(tmp_path / "run.json"), "--spans-file", str(spans_file)]) == 0
 
     requests = [json.loads(line) for line in spans_file.read_text().splitlines()]
-    spans = [span for request in requests for resource in request["resourceSpans"]
-             for scope in resource["scopeSpans"] for span in scope["spans"]]
+    spans = [
+        span
+        for request in requests
+        for resource in request["resourceSpans"]
+        for scope in resource["scopeSpans"]
+        for span in scope["spans"]
+    ]
     names = [span["name"] for span in spans]
     assert "tau2.simulation 2 trial 0" in names and "tau2.run_tasks" in names
     assert all(len(span["traceId"]) == 32 and len(span["spanId"]) == 16 for span in spans)

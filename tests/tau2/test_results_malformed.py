@@ -46,8 +46,17 @@ def _damage(document: dict[str, Any], damage: str) -> str:
     raise AssertionError(damage)
 
 
-DAMAGES = ["simulations: [1]", "tasks: 1", "a message that is a number", "deep nesting", "huge integer",
-           "duplicate key", "lone surrogate", "a float too large (1e999)", "a JSON list"]
+DAMAGES = [
+    "simulations: [1]",
+    "tasks: 1",
+    "a message that is a number",
+    "deep nesting",
+    "huge integer",
+    "duplicate key",
+    "lone surrogate",
+    "a float too large (1e999)",
+    "a JSON list",
+]
 
 
 @pytest.mark.parametrize("damage", DAMAGES)

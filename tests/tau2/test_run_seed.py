@@ -21,8 +21,14 @@ async def test_every_request_of_a_trial_carries_that_trials_seed() -> None:
         said = sum(isinstance(message, ModelResponse) for message in messages)
         return ModelResponse(parts=[TextPart("I need to change my flight." if said == 0 else "###STOP###")])
 
-    run = await run_tasks(load_tasks("test")[:1], agent_model=FunctionModel(agent), user_model=FunctionModel(user),
-                          trials=2, workers=1, seed=300)
+    run = await run_tasks(
+        load_tasks("test")[:1],
+        agent_model=FunctionModel(agent),
+        user_model=FunctionModel(user),
+        trials=2,
+        workers=1,
+        seed=300,
+    )
 
     expected = trial_seeds(300, 2)
     assert not run.failures

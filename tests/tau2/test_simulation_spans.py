@@ -28,7 +28,10 @@ async def test_agent_and_user_requests_are_chat_spans(capfire: CaptureLogfire, a
 
     await run_simulation(task, agent=agent, user=user)
 
-    chats = Counter(span["attributes"]["gen_ai.request.model"]
-                    for span in capfire.exporter.exported_spans_as_dict() if span["name"].startswith("chat "))
+    chats = Counter(
+        span["attributes"]["gen_ai.request.model"]
+        for span in capfire.exporter.exported_spans_as_dict()
+        if span["name"].startswith("chat ")
+    )
     assert requests["agent-model"] >= 1 and requests["user-model"] >= 1
     assert chats == requests

@@ -17,8 +17,13 @@ import pytest
 
 CHROMIUM = os.environ.get("ACE_TEST_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 
 
@@ -59,8 +64,20 @@ def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # A process of its own: the session's browser keeps an event loop on this thread, and e2e runs one too.
     command = "import sys; from ace_eval.cli import main; sys.exit(main())"
     subprocess.run(
-        [sys.executable, "-c", command, "e2e", "--task-limit", "4", "--skill-injection", "all",
-         "--output-dir", str(runs / "run_scripted")],
-        check=True, capture_output=True, timeout=600,
+        [
+            sys.executable,
+            "-c",
+            command,
+            "e2e",
+            "--task-limit",
+            "4",
+            "--skill-injection",
+            "all",
+            "--output-dir",
+            str(runs / "run_scripted"),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=600,
     )
     return runs

@@ -30,8 +30,11 @@ def screenshot(page: Any, name: str, height: int | None = None) -> Path:
     if height is None:
         page.screenshot(path=str(path))
     else:
-        page.screenshot(path=str(path), full_page=True, clip={"x": 0, "y": 0, "width": page.viewport_size["width"],
-                                                               "height": height})
+        page.screenshot(
+            path=str(path),
+            full_page=True,
+            clip={"x": 0, "y": 0, "width": page.viewport_size["width"], "height": height},
+        )
     return path
 
 
@@ -57,7 +60,9 @@ def start_server(skillbook: Path, *flags: str, cwd: Path | None = None) -> Serve
         port = probe.getsockname()[1]
     process = subprocess.Popen(
         [sys.executable, "-c", ACE, "serve", str(skillbook.relative_to(cwd)), "--port", str(port), *flags],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=cwd,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + START_TIMEOUT

@@ -51,8 +51,9 @@ def test_a_read_only_server_refuses_edit_posts_and_writes_nothing(tmp_path):
     before = path.read_bytes()
     client = TestClient(create_app(path), base_url="http://127.0.0.1")
 
-    response = client.post("/ui/skills/context-00001/remove", data={"token": "x", "reason": "r"},
-                           headers={"Origin": "http://127.0.0.1"})
+    response = client.post(
+        "/ui/skills/context-00001/remove", data={"token": "x", "reason": "r"}, headers={"Origin": "http://127.0.0.1"}
+    )
 
     assert response.status_code == 403 and "edits are off" in response.text
     assert path.read_bytes() == before

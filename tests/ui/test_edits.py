@@ -47,7 +47,9 @@ def test_remove_from_the_skill_page_records_ui_provenance_and_activate_undoes_it
     stored = Skillbook.load_from_file(server.skillbook).get_skill(HISTORY_SKILL)
     assert stored is not None and not stored.active
     assert (stored.occurrences[-1].source_system, stored.occurrences[-1].learning_text) == (
-        "ui", "superseded by the refund policy skill")
+        "ui",
+        "superseded by the refund policy skill",
+    )
 
     page.get_by_label("Why activate it").fill("the policy skill was wrong")
     page.get_by_role("button", name="Activate").click()
@@ -62,9 +64,11 @@ def test_remove_from_the_skill_page_records_ui_provenance_and_activate_undoes_it
 
 def test_removing_needs_a_reason(server):
     before = server.skillbook.read_bytes()
-    response = httpx.post(f"{server.url}/ui/skills/context-00002/remove",
-                          data={"token": _token(server, "context-00002"), "reason": "  "},
-                          headers={"Origin": server.url})
+    response = httpx.post(
+        f"{server.url}/ui/skills/context-00002/remove",
+        data={"token": _token(server, "context-00002"), "reason": "  "},
+        headers={"Origin": server.url},
+    )
 
     assert response.status_code == 400 and "say why the skill is removed" in html.unescape(response.text)
     assert server.skillbook.read_bytes() == before
@@ -100,8 +104,10 @@ def test_edits_are_never_a_get(server):
 
 
 def test_activating_an_active_skill_is_a_conflict(server):
-    response = httpx.post(f"{server.url}/ui/skills/context-00003/activate",
-                          data={"token": _token(server, "context-00003"), "reason": ""},
-                          headers={"Origin": server.url})
+    response = httpx.post(
+        f"{server.url}/ui/skills/context-00003/activate",
+        data={"token": _token(server, "context-00003"), "reason": ""},
+        headers={"Origin": server.url},
+    )
 
     assert response.status_code == 409 and "already active" in html.unescape(response.text)

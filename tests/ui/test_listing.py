@@ -86,16 +86,23 @@ def test_counter_history_follows_the_tag_occurrences_in_order():
     history = counter_history(build_ui_skillbook().get_skill(HISTORY_SKILL))  # type: ignore[arg-type]
 
     assert [(p.label, p.helpful, p.harmful, p.neutral) for p in history] == [
-        ("epoch 2 step 1", 1, 0, 0), ("epoch 2 step 4", 1, 1, 0), ("epoch 2 step 9", 2, 1, 0)]
+        ("epoch 2 step 1", 1, 0, 0),
+        ("epoch 2 step 4", 1, 1, 0),
+        ("epoch 2 step 9", 2, 1, 0),
+    ]
     assert [p.position for p in history] == [3, 4, 5]
 
 
-@pytest.mark.parametrize(("learning_text", "outcome"), [("tagged neutral", "neutral"), (None, "unknown"),
-                                                         ("looked fine", "unknown")])
+@pytest.mark.parametrize(
+    ("learning_text", "outcome"), [("tagged neutral", "neutral"), (None, "unknown"), ("looked fine", "unknown")]
+)
 def test_a_tag_whose_text_names_no_outcome_counts_as_unknown(learning_text, outcome):
     skillbook = _skillbook(1)
-    skillbook.tag_skill("context-00001", 0, insight_source=InsightSource(
-        source_system="manual", trace_id="x", learning_text=learning_text))
+    skillbook.tag_skill(
+        "context-00001",
+        0,
+        insight_source=InsightSource(source_system="manual", trace_id="x", learning_text=learning_text),
+    )
 
     [point] = counter_history(skillbook.get_skill("context-00001"))  # type: ignore[arg-type]
 

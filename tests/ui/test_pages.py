@@ -55,7 +55,9 @@ def test_skillbook_page_lists_the_active_skills_with_their_counters(page, server
 def test_filters_sort_and_search_narrow_the_list(page, server):
     page.goto(f"{server.url}/ui?status=inactive")
     assert page.locator("li.skill").evaluate_all("cs => cs.map(c => c.dataset.skillId)") == [
-        "context-00007", "context-00008"]
+        "context-00007",
+        "context-00008",
+    ]
     assert page.locator("li.skill .badge.inactive").count() == 2
 
     page.goto(f"{server.url}/ui?sort=helpful")
@@ -63,7 +65,9 @@ def test_filters_sort_and_search_narrow_the_list(page, server):
 
     page.goto(f"{server.url}/ui?section=harness")
     assert page.locator("li.skill").evaluate_all("cs => cs.map(c => c.dataset.skillId)") == [
-        "harness-00001", "harness-00002"]
+        "harness-00001",
+        "harness-00002",
+    ]
 
     page.goto(f"{server.url}/ui?q=excel+serial+dates")
     assert page.locator("li.skill").first.get_attribute("data-skill-id") == "context-00004"
@@ -82,7 +86,10 @@ def test_skill_page_shows_text_counters_and_the_occurrences_in_order(page, serve
     assert "agent: I have refunded your basic economy ticket." in occurrences.nth(0).locator("blockquote").inner_text()
     assert "supporting" in occurrences.nth(1).inner_text()
     assert [occurrences.nth(i).locator(".badge.op").inner_text() for i in (2, 3, 4)] == [
-        "TAG helpful", "TAG harmful", "TAG helpful"]
+        "TAG helpful",
+        "TAG harmful",
+        "TAG helpful",
+    ]
     chart = page.locator("img.chart")
     assert chart.evaluate("img => img.complete && img.naturalWidth > 0")
     assert "3 TAG occurrences" in chart.get_attribute("alt")
@@ -132,8 +139,12 @@ def test_a_skill_added_on_disk_appears_after_a_reload(page, server):
     assert page.locator('li.skill[data-skill-id="context-00011"]').count() == 0
 
     with Skillbook.locked(server.skillbook) as skillbook:
-        skillbook.add_skill("context", "Seat maps render blank for codeshare flights.", ["airline", "seat_map"],
-                            insight="Fetch the seat map from the operating carrier.")
+        skillbook.add_skill(
+            "context",
+            "Seat maps render blank for codeshare flights.",
+            ["airline", "seat_map"],
+            insight="Fetch the seat map from the operating carrier.",
+        )
     page.reload()
 
     assert "Seat maps render blank" in page.locator('li.skill[data-skill-id="context-00011"]').inner_text()

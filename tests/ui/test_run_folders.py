@@ -18,8 +18,13 @@ from ace.untrusted import UntrustedInputError
 from .ui_skillbook import write_ui_skillbook
 
 SUMMARY = {
-    "plumbing_only": False, "exit_status": 0, "skills": 3, "difference": 0.25, "difference_ci95": [0.05, 0.45],
-    "baseline": {"pass_hat_k": {"1": 0.25}}, "with_skills": {"pass_hat_k": {"1": 0.5}},
+    "plumbing_only": False,
+    "exit_status": 0,
+    "skills": 3,
+    "difference": 0.25,
+    "difference_ci95": [0.05, 0.45],
+    "baseline": {"pass_hat_k": {"1": 0.25}},
+    "with_skills": {"pass_hat_k": {"1": 0.5}},
 }
 
 
@@ -45,8 +50,12 @@ def test_runs_are_the_sub_folders_holding_a_summary_with_their_figures(tmp_path)
 
 @pytest.mark.parametrize(
     ("summary", "problem"),
-    [("{", "not valid JSON"), ("[1]", "not a JSON object"), ('{"a": 1, "a": 2}', "duplicate"),
-     ("x" * (1024 * 1024 + 1), "over 1,048,576 bytes")],
+    [
+        ("{", "not valid JSON"),
+        ("[1]", "not a JSON object"),
+        ('{"a": 1, "a": 2}', "duplicate"),
+        ("x" * (1024 * 1024 + 1), "over 1,048,576 bytes"),
+    ],
     ids=["truncated", "array", "duplicate-key", "huge"],
 )
 def test_a_damaged_summary_is_the_rows_problem_not_a_failed_page(tmp_path, summary, problem):
@@ -59,8 +68,17 @@ def test_a_damaged_summary_is_the_rows_problem_not_a_failed_page(tmp_path, summa
 
 
 def test_figures_of_the_wrong_type_are_left_out(tmp_path):
-    _run(tmp_path, "run_odd", summary={"exit_status": True, "difference": "0.5", "skills": 2.5,
-                                       "difference_ci95": [0, "x"], "baseline": {"pass_hat_k": []}})
+    _run(
+        tmp_path,
+        "run_odd",
+        summary={
+            "exit_status": True,
+            "difference": "0.5",
+            "skills": 2.5,
+            "difference_ci95": [0, "x"],
+            "baseline": {"pass_hat_k": []},
+        },
+    )
 
     [row] = list_runs(tmp_path)
 
@@ -98,7 +116,9 @@ def test_a_run_without_report_html_shows_its_report_md_escaped(tmp_path):
     runs = tmp_path / "runs"
     folder = _run(runs, "run_old", html=None)
     (folder / "report.md").write_text("# run\n<script>alert(1)</script>")
-    client = TestClient(create_app(write_ui_skillbook(tmp_path), ui=UiOptions(runs_dir=runs)), base_url="http://localhost")
+    client = TestClient(
+        create_app(write_ui_skillbook(tmp_path), ui=UiOptions(runs_dir=runs)), base_url="http://localhost"
+    )
 
     response = client.get("/ui/runs/run_old")
 

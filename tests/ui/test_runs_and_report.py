@@ -34,12 +34,15 @@ def test_report_html_opens_from_disk_without_any_network_request(page, scripted_
     assert requests == [report.as_uri()]
     full = json.loads((scripted_run / RUN / "report.json").read_text())
     assert page.locator("table.arms tbody tr").evaluate_all("rows => rows.map(r => r.dataset.arm)") == [
-        "baseline", "with_skills"]
+        "baseline",
+        "with_skills",
+    ]
     low, high = full["difference_ci95"]
     assert f"{full['difference']:+.3f}" in page.locator("#difference").inner_text()
     assert f"[{low:+.3f}, {high:+.3f}]" in page.locator("#difference").inner_text()
-    injected = {row["id"] for row in full["skills_attribution"]
-                if row["injected_in_training"] or row["injected_in_benchmark"]}
+    injected = {
+        row["id"] for row in full["skills_attribution"] if row["injected_in_training"] or row["injected_in_benchmark"]
+    }
     assert injected, "the scripted run injected no skill"
     rows = page.locator("table.attribution tbody tr").evaluate_all("rows => rows.map(r => r.dataset.skillId)")
     assert sorted(rows) == sorted(row["id"] for row in full["skills_attribution"])

@@ -33,16 +33,23 @@ def _source(trace: str, epoch: int, step: int, relation: str, learning: str, exc
         step=step,
         error_identification="the agent refunded a basic economy ticket without insurance",
         learning_text=learning,
-        trace_refs=(TraceRef(text_excerpt=excerpt, excerpt_location="reflection.error_identification",
-                             message_indices=(4, 5)),),
+        trace_refs=(
+            TraceRef(text_excerpt=excerpt, excerpt_location="reflection.error_identification", message_indices=(4, 5)),
+        ),
     )
 
 
 def build_ui_skillbook() -> Skillbook:
     """The acceptance skillbook plus the history skill and the hostile skill."""
     skillbook = build_acceptance_skillbook()
-    first = _source("t-101", 1, 2, "primary", "Check insurance before refunding basic economy.",
-                    "agent: I have refunded your basic economy ticket.")
+    first = _source(
+        "t-101",
+        1,
+        2,
+        "primary",
+        "Check insurance before refunding basic economy.",
+        "agent: I have refunded your basic economy ticket.",
+    )
     skill = skillbook.add_skill(
         "context",
         "Customers ask to refund basic economy tickets that have no travel insurance.",
@@ -51,17 +58,26 @@ def build_ui_skillbook() -> Skillbook:
         insight_source=first,
     )
     assert skill.id == HISTORY_SKILL
-    second = _source("t-205", 1, 7, "supporting", "Widened to changes as well as refunds.",
-                     "user: can I at least change the date then?")
-    skillbook.update_skill(skill.id, issue=skill.issue + " The same holds for date changes.",
-                           insight_source=second)
-    for trace, epoch, step, label, delta in (("t-301", 2, 1, "helpful", 1), ("t-302", 2, 4, "harmful", -1),
-                                             ("t-303", 2, 9, "helpful", 1)):
+    second = _source(
+        "t-205",
+        1,
+        7,
+        "supporting",
+        "Widened to changes as well as refunds.",
+        "user: can I at least change the date then?",
+    )
+    skillbook.update_skill(skill.id, issue=skill.issue + " The same holds for date changes.", insight_source=second)
+    for trace, epoch, step, label, delta in (
+        ("t-301", 2, 1, "helpful", 1),
+        ("t-302", 2, 4, "harmful", -1),
+        ("t-303", 2, 9, "helpful", 1),
+    ):
         tag = _source(trace, epoch, step, "supporting", f"tagged {label}", f"outcome of {trace}")
         skillbook.tag_skill(skill.id, delta, insight_source=tag)
     skillbook.mark_used([skill.id, skill.id, skill.id])
-    hostile = skillbook.add_skill("context", HOSTILE_ISSUE, ["<b>bold</b>", "refunds"],
-                                  insight='"><script>window.__pwned = 3</script>')
+    hostile = skillbook.add_skill(
+        "context", HOSTILE_ISSUE, ["<b>bold</b>", "refunds"], insight='"><script>window.__pwned = 3</script>'
+    )
     assert hostile.id == HOSTILE_SKILL
     return skillbook
 

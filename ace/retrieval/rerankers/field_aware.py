@@ -41,9 +41,7 @@ class FieldWeights:
     """Weight of `similarity - best similarity in the shortlist` (<= 0)."""
 
 
-DEFAULT_FIELD_WEIGHTS = FieldWeights(
-    bias=-5.04, similarity=4.23, issue_terms=91.62, keyword_terms=5.64, lag=13.23
-)
+DEFAULT_FIELD_WEIGHTS = FieldWeights(bias=-5.04, similarity=4.23, issue_terms=91.62, keyword_terms=5.64, lag=13.23)
 """Fitted on tests/data/matching/matching_dev.json only (see the module docstring)."""
 
 

@@ -76,5 +76,7 @@ def _scores_from(response: Any, expected: int, name: str) -> list[float]:
         raise RerankError(f"{name} returned no score for candidates {missing}")
     out_of_range = [score for score in found if not 0.0 <= score <= 1.0]
     if out_of_range:
-        raise RerankError(f"{name} returned scores {out_of_range} outside [0, 1]; use a model that reports relevance in [0, 1]")
+        raise RerankError(
+            f"{name} returned scores {out_of_range} outside [0, 1]; use a model that reports relevance in [0, 1]"
+        )
     return found

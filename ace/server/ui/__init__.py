@@ -55,4 +55,3 @@ def mount_ui(
     from ._routes import mount
 
     mount(app, followed, location, display, options)
-

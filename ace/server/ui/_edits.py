@@ -59,17 +59,27 @@ class EditGuard:
         server's own pages (Origin, Sec-Fetch-Site) and carries the token."""
         hostname = urlsplit(f"//{host}").hostname if host else None
         if hostname not in self.hostnames:
-            raise EditRefused(403, f"edits are accepted only through {', '.join(sorted(self.hostnames))}, "
-                                   f"not Host {quote(host)}; open the UI through one of them")
+            raise EditRefused(
+                403,
+                f"edits are accepted only through {', '.join(sorted(self.hostnames))}, "
+                f"not Host {quote(host)}; open the UI through one of them",
+            )
         if origin is not None and origin.lower() != f"{scheme}://{host}".lower():
-            raise EditRefused(403, f"the form was sent from {quote(origin)}, not from this server; "
-                                   "edit from the skill's page here")
+            raise EditRefused(
+                403, f"the form was sent from {quote(origin)}, not from this server; edit from the skill's page here"
+            )
         if fetch_site is not None and fetch_site not in ("same-origin", "none"):
-            raise EditRefused(403, f"the form was sent from another site (Sec-Fetch-Site {quote(fetch_site)}); "
-                                   "edit from the skill's page here")
+            raise EditRefused(
+                403,
+                f"the form was sent from another site (Sec-Fetch-Site {quote(fetch_site)}); "
+                "edit from the skill's page here",
+            )
         if not hmac.compare_digest(token.encode("utf-8", "replace"), self.token.encode("utf-8")):
-            raise EditRefused(403, "the form's token is not this server's (it restarted, or the form is "
-                                   "not from here); reload the skill's page and try again")
+            raise EditRefused(
+                403,
+                "the form's token is not this server's (it restarted, or the form is "
+                "not from here); reload the skill's page and try again",
+            )
 
 
 def checked_reason(reason: str, action: EditAction) -> str | None:
@@ -111,6 +121,10 @@ def apply_edit(location: str | PathLike[str], skill_id: str, action: EditAction,
     except filelock.Timeout:
         raise EditRefused(503, "another process is writing the skillbook; try again in a moment") from None
     except SkillbookError as error:
-        raise EditRefused(409, f"the stored skillbook could not be loaded or saved ({error}); fix it and try again") from None
+        raise EditRefused(
+            409, f"the stored skillbook could not be loaded or saved ({error}); fix it and try again"
+        ) from None
     except OSError as error:
-        raise EditRefused(409, f"the skillbook could not be written ({error.strerror or error}); check the file") from None
+        raise EditRefused(
+            409, f"the skillbook could not be written ({error.strerror or error}); check the file"
+        ) from None

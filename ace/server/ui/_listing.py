@@ -152,7 +152,8 @@ class SkillbookListing:
         if query.status != "active":
             words = query.text.casefold().split()
             found += [
-                skill for skill in self._ordered("inactive", query.section, "id")
+                skill
+                for skill in self._ordered("inactive", query.section, "id")
                 if all(word in _haystack(skill) for word in words)
             ]
         return found if query.sort == "relevance" else _sorted(found, query.sort)

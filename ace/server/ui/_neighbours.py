@@ -59,8 +59,11 @@ class NearestSkills:
         if not ids:
             return []
         row = ids.index(skill.id) if skill.id in ids else None
-        own = matrix[row] if row is not None else checked_embed(
-            self.embedder, [skill.embedding_text()], f"skill {skill.id}")[0]
+        own = (
+            matrix[row]
+            if row is not None
+            else checked_embed(self.embedder, [skill.embedding_text()], f"skill {skill.id}")[0]
+        )
         similarities = np.einsum("ij,j->i", matrix, own)
         if row is not None:
             similarities[row] = -np.inf

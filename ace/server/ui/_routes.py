@@ -45,12 +45,15 @@ MAX_PLAYGROUND_TASK_CHARS = 20_000
 """Longest task the playground takes in its URL; longer ones go to `POST /memory/skills/match`."""
 MAX_PLAYGROUND_LIMIT = 20
 NEAREST = 5
-_NOTICES = {"removed": "Removed: the skill is inactive (never injected or matched); activate undoes it.",
-            "activated": "Activated: the skill is listed, injected and matched again."}
+_NOTICES = {
+    "removed": "Removed: the skill is inactive (never injected or matched); activate undoes it.",
+    "activated": "Activated: the skill is listed, injected and matched again.",
+}
 
 
-def mount(app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike[str], display: str,
-          options: UiOptions) -> None:
+def mount(
+    app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike[str], display: str, options: UiOptions
+) -> None:
     """See `ace.server.ui.mount_ui`."""
     pages = _Pages(followed, location, display, options)
     router = APIRouter(prefix="/ui", include_in_schema=False)
@@ -82,8 +85,9 @@ def mount(app: FastAPI, followed: FollowedSkillbook, location: str | os.PathLike
 class _Pages:
     """The UI's handlers over one followed skillbook; `mount` routes each one."""
 
-    def __init__(self, followed: FollowedSkillbook, location: str | os.PathLike[str], display: str,
-                 options: UiOptions) -> None:
+    def __init__(
+        self, followed: FollowedSkillbook, location: str | os.PathLike[str], display: str, options: UiOptions
+    ) -> None:
         self.followed = followed
         self.location = location
         self.options = options
@@ -124,16 +128,25 @@ class _Pages:
             result = listing.page(query, self.search(skillbook))
         except EmbeddingError as error:
             return self.error_page(503, f"search is unavailable: {error}", "skillbook")
-        return self.page("skillbook.html", "skillbook", query=query, result=result, counters=COUNTERS,
-                         totals=listing.totals, sort_keys=SORT_KEYS, params=dict(params),
-                         search_results=SEARCH_RESULTS)
+        return self.page(
+            "skillbook.html",
+            "skillbook",
+            query=query,
+            result=result,
+            counters=COUNTERS,
+            totals=listing.totals,
+            sort_keys=SORT_KEYS,
+            params=dict(params),
+            search_results=SEARCH_RESULTS,
+        )
 
     def skill_page(self, skill_id: str, request: Request) -> HTMLResponse:
         skillbook = self.followed.current().skillbook
         skill = skillbook.get_skill(skill_id)
         if skill is None:
-            return self.error_page(404, f"the skillbook has no skill {quote(skill_id)}; the skillbook page lists them",
-                                   "skillbook")
+            return self.error_page(
+                404, f"the skillbook has no skill {quote(skill_id)}; the skillbook page lists them", "skillbook"
+            )
         neighbours, neighbour_error = [], None
         try:
             neighbours = self.nearest.nearest(skillbook, skill, limit=NEAREST)
@@ -142,9 +155,17 @@ class _Pages:
         notice = _NOTICES.get(request.query_params.get("done", ""))
         counter_max = self.listings.listing_for(skillbook).counter_max
         return self.page(
-            "skill.html", "skillbook", skill=skill, counters=COUNTERS, counter_max=counter_max,
-            history=counter_history(skill), tag_outcome=tag_outcome, neighbours=neighbours,
-            neighbour_error=neighbour_error, duplicate_threshold=DUPLICATE_THRESHOLD, notice=notice,
+            "skill.html",
+            "skillbook",
+            skill=skill,
+            counters=COUNTERS,
+            counter_max=counter_max,
+            history=counter_history(skill),
+            tag_outcome=tag_outcome,
+            neighbours=neighbours,
+            neighbour_error=neighbour_error,
+            duplicate_threshold=DUPLICATE_THRESHOLD,
+            notice=notice,
             token=self.guard.token if self.guard is not None else None,
         )
 
@@ -158,9 +179,13 @@ class _Pages:
         if self.guard is None:
             return self.error_page(403, "edits are off: restart the server with ace serve --allow-edits", "skillbook")
         try:
-            self.guard.check(scheme=request.url.scheme, host=request.headers.get("host"),
-                             origin=request.headers.get("origin"), fetch_site=request.headers.get("sec-fetch-site"),
-                             token=token)
+            self.guard.check(
+                scheme=request.url.scheme,
+                host=request.headers.get("host"),
+                origin=request.headers.get("origin"),
+                fetch_site=request.headers.get("sec-fetch-site"),
+                token=token,
+            )
             await run_in_threadpool(apply_edit, self.location, skill_id, action, reason)
         except EditRefused as refused:
             return self.error_page(refused.status, str(refused), "skillbook")
@@ -170,7 +195,9 @@ class _Pages:
     async def remove(self, skill_id: str, request: Request, token: str = Form(""), reason: str = Form("")) -> Response:
         return await self.edit(skill_id, "remove", request, token, reason)
 
-    async def activate(self, skill_id: str, request: Request, token: str = Form(""), reason: str = Form("")) -> Response:
+    async def activate(
+        self, skill_id: str, request: Request, token: str = Form(""), reason: str = Form("")
+    ) -> Response:
         return await self.edit(skill_id, "activate", request, token, reason)
 
     def match_page(self, request: Request) -> HTMLResponse:
@@ -187,9 +214,16 @@ class _Pages:
                 explanation = self.followed.matcher.explain(task, limit=limit)
             except (EmbeddingError, RerankError) as error:
                 return self.error_page(503, f"matching is unavailable: {error}", "match")
-        return self.page("match.html", "match", task=task, limit=limit, max_limit=MAX_PLAYGROUND_LIMIT,
-                         max_chars=MAX_PLAYGROUND_TASK_CHARS, explanation=explanation,
-                         reranker=self.followed.matcher.reranker.name)
+        return self.page(
+            "match.html",
+            "match",
+            task=task,
+            limit=limit,
+            max_limit=MAX_PLAYGROUND_LIMIT,
+            max_chars=MAX_PLAYGROUND_TASK_CHARS,
+            explanation=explanation,
+            reranker=self.followed.matcher.reranker.name,
+        )
 
     def runs_page(self) -> HTMLResponse:
         runs_dir = self.options.runs_dir
@@ -224,17 +258,28 @@ def _counters_svg(skill: Skill) -> str:
     if any(point.unknown for point in history):
         series.append(("unknown", "#8250df"))
     top = max((getattr(point, name) for point in history for name, _ in series), default=0)
-    chart = new_chart("Line", colors=tuple(color for _, color in series), height=260, legend_at_bottom=True,
-                      margin_right=56, x_labels_major_count=8, show_minor_x_labels=False, include_x_axis=True,
-                      title=f"Tags of {skill.id} after each TAG occurrence")
+    chart = new_chart(
+        "Line",
+        colors=tuple(color for _, color in series),
+        height=260,
+        legend_at_bottom=True,
+        margin_right=56,
+        x_labels_major_count=8,
+        show_minor_x_labels=False,
+        include_x_axis=True,
+        title=f"Tags of {skill.id} after each TAG occurrence",
+    )
     chart.x_labels = [point.label for point in history] or ["none yet"]
     chart.y_labels = list(range(0, top + 1, max(1, top // 8 + (top % 8 > 0))))
     for name, _ in series:
         label = "outcome not recorded" if name == "unknown" else name
         chart.add(label, [getattr(point, name) for point in history] or [0])
     last = history[-1] if history else None
-    summary = (f"after {len(history)} tags: helpful {last.helpful}, harmful {last.harmful}, neutral {last.neutral}"
-               if last is not None else "never tagged")
+    summary = (
+        f"after {len(history)} tags: helpful {last.helpful}, harmful {last.harmful}, neutral {last.neutral}"
+        if last is not None
+        else "never tagged"
+    )
     return '<?xml version="1.0" encoding="utf-8"?>\n' + chart_svg(chart, f"Tags of {skill.id} over time, {summary}")
 
 

@@ -41,7 +41,11 @@ def new_chart(kind: str, *, colors: tuple[str, ...] = CHART_COLORS, **config: An
     import pygal
 
     settings: dict[str, Any] = {
-        "style": _style(colors), "js": [], "width": 720, "height": 300, "disable_xml_declaration": True,
+        "style": _style(colors),
+        "js": [],
+        "width": 720,
+        "height": 300,
+        "disable_xml_declaration": True,
     }
     settings.update(config)
     return getattr(pygal, kind)(**settings)

@@ -88,8 +88,10 @@ class FileStore:
             models = state.embedding_models
             # The sidecar is never written through a link: one planted beside the JSON would put the
             # file anywhere. The JSON itself may be a link the user made (`path` is resolved).
-            write_atomic(embedding_sidecar_path(path),
-                         lambda handle: write_embeddings(handle, skills, models.get("search"), models.get("match")))
+            write_atomic(
+                embedding_sidecar_path(path),
+                lambda handle: write_embeddings(handle, skills, models.get("search"), models.get("match")),
+            )
             write_atomic(path, lambda handle: handle.write(document), follow_symlinks=True)
 
     @contextmanager
@@ -112,8 +114,9 @@ def state_from_files(stored: StoredSkillbook, embeddings: StoredEmbeddings | Non
     there is no sidecar) hold together; `source` names the file in errors."""
     skills = {skill.id: skill for skill in stored.skills}
     models: dict[EmbeddingKind, str | None] = {"search": None, "match": None}
-    if embeddings is not None or any(skill.embedding is not None or skill.match_embedding is not None
-                                     for skill in skills.values()):
+    if embeddings is not None or any(
+        skill.embedding is not None or skill.match_embedding is not None for skill in skills.values()
+    ):
         from ace.skillbook.storage._sidecar import attach_vectors  # numpy: only when there are vectors
 
         models = attach_vectors(skills, embeddings, source)
@@ -211,8 +214,9 @@ class FileFollower:
                 # The documented failures of a load; anything else is a bug and must not pass as a stale file.
                 reason = f"{type(error).__name__}: {short_line(str(error))}"
                 span.record_exception(error, escaped=False)
-                logger.warning("skillbook %s could not be reloaded (%s); serving the last good state",
-                               self.store.location, reason)
+                logger.warning(
+                    "skillbook %s could not be reloaded (%s); serving the last good state", self.store.location, reason
+                )
                 self._failed, self._stale = signature, reason
                 return
             self.target.restore(state)

@@ -134,7 +134,6 @@ def embedding_sidecar_path(path: str | os.PathLike[str]) -> Path:
     return path.with_name(f"{path.stem}.embeddings.npz")
 
 
-
 def state_to_json(state: SkillbookState) -> bytes:
     """The JSON bytes of `state` (skills in id order; no vectors: they go to the sidecar)."""
     skills = sorted(state.skills.values(), key=lambda skill: skill_id_order(skill.id))

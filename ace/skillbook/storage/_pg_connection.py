@@ -56,13 +56,13 @@ def parse_location(url: str) -> PgLocation:
         parts = urlsplit(url)
         query = parse_qsl(parts.query, keep_blank_values=True)
     except ValueError as exc:
-        raise SkillbookStorageError(f"not a PostgreSQL URL: {quote(redact(url))} ({redact(str(exc), url_secrets(url))})") from None
+        raise SkillbookStorageError(
+            f"not a PostgreSQL URL: {quote(redact(url))} ({redact(str(exc), url_secrets(url))})"
+        ) from None
     names = [value for key, value in query if key == "skillbook"]
     name = names[-1] if names else DEFAULT_NAME
     if not _NAME.fullmatch(name):
-        raise SkillbookStorageError(
-            f"skillbook name must be 1-64 letters, digits, '_', '.' or '-', got {quote(name)}"
-        )
+        raise SkillbookStorageError(f"skillbook name must be 1-64 letters, digits, '_', '.' or '-', got {quote(name)}")
     rest = urlencode([(key, value) for key, value in query if key != "skillbook"])
     conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, rest, ""))
     return PgLocation(conninfo, name, redact(url), url_secrets(url))

@@ -38,24 +38,32 @@ class RowChanges:
     """The embedder names to store."""
 
 
-def row_changes(base: SkillbookState, target: SkillbookState, *, by_identity: bool,
-                force: bool = False) -> RowChanges | None:
+def row_changes(
+    base: SkillbookState, target: SkillbookState, *, by_identity: bool, force: bool = False
+) -> RowChanges | None:
     """The rows in which `target` differs from `base`, or None when nothing does (unless `force`:
     the caller changed rows already, so a new version must be written all the same).
 
     With `by_identity` a skill counts as changed when it is another object than the stored one (a
     mutation replaces the Skill: cheap and exact for a skillbook read from `base`); otherwise its
     fields and vectors are compared (a skillbook from elsewhere, e.g. a file being copied in)."""
-    upserted = tuple(skill for skill_id, skill in target.skills.items()
-                     if not _same(base.skills.get(skill_id), skill, by_identity))
+    upserted = tuple(
+        skill for skill_id, skill in target.skills.items() if not _same(base.skills.get(skill_id), skill, by_identity)
+    )
     purged = tuple(skill_id for skill_id in base.skills if skill_id not in target.skills)
-    decided = tuple((pair, record) for pair, record in target.similarity_decisions.items()
-                    if base.similarity_decisions.get(pair, _ABSENT) != record)
+    decided = tuple(
+        (pair, record)
+        for pair, record in target.similarity_decisions.items()
+        if base.similarity_decisions.get(pair, _ABSENT) != record
+    )
     undecided = tuple(pair for pair in base.similarity_decisions if pair not in target.similarity_decisions)
     numbers = merged_last_numbers(target.last_numbers, base.last_numbers)
     models = dict(target.embedding_models)
-    unchanged = (not (upserted or purged or decided or undecided) and numbers == dict(base.last_numbers)
-                 and models == dict(base.embedding_models))
+    unchanged = (
+        not (upserted or purged or decided or undecided)
+        and numbers == dict(base.last_numbers)
+        and models == dict(base.embedding_models)
+    )
     if unchanged and not force:
         return None
     rewritten: list[str] = []
@@ -66,8 +74,9 @@ def row_changes(base: SkillbookState, target: SkillbookState, *, by_identity: bo
         if old is not None and skill.occurrences[:start] != old.occurrences:
             rewritten.append(skill.id)
             start = 0
-        occurrences += [(skill.id, position, skill.occurrences[position])
-                        for position in range(start, len(skill.occurrences))]
+        occurrences += [
+            (skill.id, position, skill.occurrences[position]) for position in range(start, len(skill.occurrences))
+        ]
     return RowChanges(upserted, purged, tuple(rewritten), tuple(occurrences), decided, undecided, numbers, models)
 
 

@@ -121,8 +121,12 @@ class PgFollower:
         message = redact(" ".join(str(error).split()), self.location.secrets)[:300]
         reason = f"{type(error).__name__}: {message}"
         if self._stale != reason:
-            logger.warning("skillbook %s cannot be followed (%s); serving the last good state, retrying every %g s",
-                           self.location.display, reason, self.retry_interval)
+            logger.warning(
+                "skillbook %s cannot be followed (%s); serving the last good state, retrying every %g s",
+                self.location.display,
+                reason,
+                self.retry_interval,
+            )
         self._stale = reason
         self.failures += 1
         if self._conn is not None:
@@ -140,8 +144,9 @@ class PgFollower:
             if changes is not None and changes.version < self._state.version:
                 changes = fetch_changes(conn, self.location, -1)  # the database was reset: read it whole
         if changes is None:
-            raise FileNotFoundError(2, f"no skillbook named {self.location.name!r} in the database",
-                                    self.location.display)
+            raise FileNotFoundError(
+                2, f"no skillbook named {self.location.name!r} in the database", self.location.display
+            )
         if changes.version != self._state.version:
             if changes.version < self._state.version or self._state.version < 0:
                 self._state = changes.applied_to(StoredState())

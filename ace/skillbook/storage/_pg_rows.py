@@ -52,22 +52,30 @@ def skill_from_row(row: tuple[Any, ...], occurrences: list[Any], where: str) -> 
     """The skill of an `ace_skills` row read in `SKILL_COLUMNS` order (`content` and the occurrence
     records as JSON text, then one `bytea` per vector column); `where` names the database in errors."""
     skill_id, section, content, active, *rest = row
-    counters: dict[str, Any] = dict(zip(COUNTERS, rest[:len(COUNTERS)]))
-    created_at, updated_at, *vectors = rest[len(COUNTERS):]
+    counters: dict[str, Any] = dict(zip(COUNTERS, rest[: len(COUNTERS)]))
+    created_at, updated_at, *vectors = rest[len(COUNTERS) :]
     try:
         content = decoded_json(content, "content")
         if not isinstance(content, dict):
             raise SkillbookError(f"content must be an object, got {quote(content)}")
         arrays: dict[str, Any] = {
             column: _vector(vector, f"{skill_id!r} ({column})")
-            for column, vector in zip(EMBEDDING_FIELDS.values(), vectors) if vector is not None
+            for column, vector in zip(EMBEDDING_FIELDS.values(), vectors)
+            if vector is not None
         }
-        sources = [decoded_json(record, f"occurrence {number}")
-                   for number, record in enumerate(occurrences)]
+        sources = [decoded_json(record, f"occurrence {number}") for number, record in enumerate(occurrences)]
         return Skill(
-            id=skill_id, section=section, keywords=content.get("keywords", ()), issue=content.get("issue", ""),
-            insight=content.get("insight"), occurrences=tuple(InsightSource.from_dict(source) for source in sources),
-            active=active, created_at=created_at, updated_at=updated_at, **counters, **arrays,
+            id=skill_id,
+            section=section,
+            keywords=content.get("keywords", ()),
+            issue=content.get("issue", ""),
+            insight=content.get("insight"),
+            occurrences=tuple(InsightSource.from_dict(source) for source in sources),
+            active=active,
+            created_at=created_at,
+            updated_at=updated_at,
+            **counters,
+            **arrays,
         )
     except SkillbookError as exc:
         raise SkillbookFormatError(f"{where}: skill {quote(skill_id)}: {exc}") from None

@@ -29,8 +29,10 @@ NOTIFY_CHANNEL = "ace_skillbook"
 _MIGRATION_LOCK = 0x61636531  # pg_advisory_xact_lock key: two processes never migrate at once
 
 _MIGRATIONS: tuple[tuple[int, tuple[LiteralString, ...]], ...] = (
-    (1, (
-        """CREATE TABLE IF NOT EXISTS ace_skillbooks (
+    (
+        1,
+        (
+            """CREATE TABLE IF NOT EXISTS ace_skillbooks (
             name text PRIMARY KEY,
             version bigint NOT NULL DEFAULT 0,
             last_context bigint NOT NULL DEFAULT 0,
@@ -38,7 +40,7 @@ _MIGRATIONS: tuple[tuple[int, tuple[LiteralString, ...]], ...] = (
             embedding_model json,
             match_embedding_model json
         )""",
-        """CREATE TABLE IF NOT EXISTS ace_skills (
+            """CREATE TABLE IF NOT EXISTS ace_skills (
             skillbook text NOT NULL REFERENCES ace_skillbooks (name) ON DELETE CASCADE,
             id text NOT NULL,
             section text NOT NULL,
@@ -55,8 +57,8 @@ _MIGRATIONS: tuple[tuple[int, tuple[LiteralString, ...]], ...] = (
             updated_version bigint NOT NULL,
             PRIMARY KEY (skillbook, id)
         )""",
-        "CREATE INDEX IF NOT EXISTS ace_skills_by_version ON ace_skills (skillbook, updated_version)",
-        """CREATE TABLE IF NOT EXISTS ace_occurrences (
+            "CREATE INDEX IF NOT EXISTS ace_skills_by_version ON ace_skills (skillbook, updated_version)",
+            """CREATE TABLE IF NOT EXISTS ace_occurrences (
             skillbook text NOT NULL,
             skill_id text NOT NULL,
             position integer NOT NULL,
@@ -64,7 +66,7 @@ _MIGRATIONS: tuple[tuple[int, tuple[LiteralString, ...]], ...] = (
             PRIMARY KEY (skillbook, skill_id, position),
             FOREIGN KEY (skillbook, skill_id) REFERENCES ace_skills (skillbook, id) ON DELETE CASCADE
         )""",
-        """CREATE TABLE IF NOT EXISTS ace_similarity_decisions (
+            """CREATE TABLE IF NOT EXISTS ace_similarity_decisions (
             skillbook text NOT NULL REFERENCES ace_skillbooks (name) ON DELETE CASCADE,
             pair text NOT NULL,
             position bigserial NOT NULL,
@@ -72,13 +74,14 @@ _MIGRATIONS: tuple[tuple[int, tuple[LiteralString, ...]], ...] = (
             updated_version bigint NOT NULL,
             PRIMARY KEY (skillbook, pair)
         )""",
-        """CREATE TABLE IF NOT EXISTS ace_purged_skills (
+            """CREATE TABLE IF NOT EXISTS ace_purged_skills (
             skillbook text NOT NULL REFERENCES ace_skillbooks (name) ON DELETE CASCADE,
             skill_id text NOT NULL,
             purged_version bigint NOT NULL,
             PRIMARY KEY (skillbook, skill_id)
         )""",
-    )),
+        ),
+    ),
 )
 SCHEMA_VERSION = _MIGRATIONS[-1][0]
 """The schema version this code writes; an older database is migrated, a newer one refused."""
@@ -122,10 +125,14 @@ def _add_derived_columns(conn: psycopg.Connection) -> None:
     wanted = [("ace_skills", name, counter) for name in COUNTERS]
     wanted += [("ace_skills", name, vector) for name in EMBEDDING_FIELDS.values()]
     wanted += [("ace_skillbooks", f"{name}_model", model) for name in EMBEDDING_FIELDS.values()]
-    present = set(conn.execute(
-        "SELECT table_name, column_name FROM information_schema.columns "
-        "WHERE table_schema = current_schema() AND table_name IN ('ace_skills', 'ace_skillbooks')"
-    ).fetchall())
+    present = set(
+        conn.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = current_schema() AND table_name IN ('ace_skills', 'ace_skillbooks')"
+        ).fetchall()
+    )
     for table, column, kind in wanted:
         if (table, column) not in present:
-            conn.execute(sql.SQL("ALTER TABLE {} ADD COLUMN {} {}").format(sql.Identifier(table), sql.Identifier(column), kind))
+            conn.execute(
+                sql.SQL("ALTER TABLE {} ADD COLUMN {} {}").format(sql.Identifier(table), sql.Identifier(column), kind)
+            )

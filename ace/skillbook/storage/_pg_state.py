@@ -36,8 +36,16 @@ __all__ = [
 
 VECTOR_COLUMNS: dict[EmbeddingKind, str] = dict(EMBEDDING_FIELDS)
 """Per vector kind, its `bytea` column on `ace_skills` (and `<column>_model` on `ace_skillbooks`)."""
-SKILL_COLUMNS: tuple[str, ...] = ("id", "section", "content", "active", *COUNTERS, "created_at", "updated_at",
-                                  *VECTOR_COLUMNS.values())
+SKILL_COLUMNS: tuple[str, ...] = (
+    "id",
+    "section",
+    "content",
+    "active",
+    *COUNTERS,
+    "created_at",
+    "updated_at",
+    *VECTOR_COLUMNS.values(),
+)
 """The columns of one skill on `ace_skills`, in the order rows are read and written."""
 _LAST_COLUMNS = tuple(f"last_{section}" for section in SECTIONS)
 
@@ -63,8 +71,9 @@ class StoredChanges:
         return StoredState(self.version, stored.state.moved_by(self.changes))
 
 
-def fetch_changes(conn: psycopg.Connection, location: PgLocation, since: int, *,
-                  for_update: bool = False) -> StoredChanges | None:
+def fetch_changes(
+    conn: psycopg.Connection, location: PgLocation, since: int, *, for_update: bool = False
+) -> StoredChanges | None:
     """The rows changed after version `since` (-1: everything), or None when the skillbook does not
     exist. Run it inside one transaction (REPEATABLE READ, or after FOR UPDATE) for a consistent read.
     Raises `SkillbookFormatError` (one line naming the database, skill and field) for any row that is
@@ -75,8 +84,9 @@ def fetch_changes(conn: psycopg.Connection, location: PgLocation, since: int, *,
     row = conn.execute(
         sql.SQL("SELECT version, {}, {} FROM ace_skillbooks WHERE name = %s {}").format(
             _identifiers(_LAST_COLUMNS),
-            sql.SQL(", ").join(sql.SQL("{}::text").format(sql.Identifier(f"{column}_model"))
-                               for column in VECTOR_COLUMNS.values()),
+            sql.SQL(", ").join(
+                sql.SQL("{}::text").format(sql.Identifier(f"{column}_model")) for column in VECTOR_COLUMNS.values()
+            ),
             sql.SQL("FOR UPDATE" if for_update else ""),
         ),
         (name,),
@@ -84,21 +94,36 @@ def fetch_changes(conn: psycopg.Connection, location: PgLocation, since: int, *,
     if row is None:
         return None
     version, *rest = row
-    numbers, names = rest[:len(SECTIONS)], rest[len(SECTIONS):]
-    last_numbers: dict[str, int] = {section: last_number(value, f"{where}: last_{section}") for section, value in zip(SECTIONS, numbers)}
-    models: dict[EmbeddingKind, str | None] = {kind: model_name(value, f"{where}: {column}_model")
-              for (kind, column), value in zip(VECTOR_COLUMNS.items(), names)}
+    numbers, names = rest[: len(SECTIONS)], rest[len(SECTIONS) :]
+    last_numbers: dict[str, int] = {
+        section: last_number(value, f"{where}: last_{section}") for section, value in zip(SECTIONS, numbers)
+    }
+    models: dict[EmbeddingKind, str | None] = {
+        kind: model_name(value, f"{where}: {column}_model")
+        for (kind, column), value in zip(VECTOR_COLUMNS.items(), names)
+    }
     if version == since:
         return StoredChanges(version, SkillbookChanges(last_numbers=last_numbers, embedding_models=models))
     skills = _skills_changed(conn, location, since)
-    purged = [] if since < 0 else [r[0] for r in conn.execute(
-        "SELECT skill_id FROM ace_purged_skills WHERE skillbook = %s AND purged_version > %s", (name, since)
-    )]
-    decisions = [(pair, decoded_json(record, f"{where}: similarity decision {quote(pair)}")) for pair, record in conn.execute(
-        "SELECT pair, record::text FROM ace_similarity_decisions WHERE skillbook = %s AND updated_version > %s "
-        "ORDER BY position",
-        (name, since),
-    ) if record is not None or since >= 0]
+    purged = (
+        []
+        if since < 0
+        else [
+            r[0]
+            for r in conn.execute(
+                "SELECT skill_id FROM ace_purged_skills WHERE skillbook = %s AND purged_version > %s", (name, since)
+            )
+        ]
+    )
+    decisions = [
+        (pair, decoded_json(record, f"{where}: similarity decision {quote(pair)}"))
+        for pair, record in conn.execute(
+            "SELECT pair, record::text FROM ace_similarity_decisions WHERE skillbook = %s AND updated_version > %s "
+            "ORDER BY position",
+            (name, since),
+        )
+        if record is not None or since >= 0
+    ]
     return StoredChanges(version, SkillbookChanges(skills, purged, decisions, last_numbers, models))
 
 

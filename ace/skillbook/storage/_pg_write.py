@@ -19,8 +19,10 @@ if TYPE_CHECKING:
 
 __all__ = ["clear_unreadable_rows", "write_rows"]
 
-_TOMBSTONE = ("INSERT INTO ace_purged_skills (skillbook, skill_id, purged_version) VALUES (%s, %s, %s) "
-              "ON CONFLICT (skillbook, skill_id) DO UPDATE SET purged_version = EXCLUDED.purged_version")
+_TOMBSTONE = (
+    "INSERT INTO ace_purged_skills (skillbook, skill_id, purged_version) VALUES (%s, %s, %s) "
+    "ON CONFLICT (skillbook, skill_id) DO UPDATE SET purged_version = EXCLUDED.purged_version"
+)
 
 
 def write_rows(conn: psycopg.Connection, location: PgLocation, version: int, rows: RowChanges) -> None:
@@ -51,8 +53,10 @@ def write_rows(conn: psycopg.Connection, location: PgLocation, version: int, row
             )
         settings: list[tuple[str, Any]] = [("version", version)]
         settings += [(f"last_{section}", rows.last_numbers[section]) for section in SECTIONS]
-        settings += [(f"{column}_model", None if rows.embedding_models.get(kind) is None
-                      else Json(rows.embedding_models[kind])) for kind, column in VECTOR_COLUMNS.items()]
+        settings += [
+            (f"{column}_model", None if rows.embedding_models.get(kind) is None else Json(rows.embedding_models[kind]))
+            for kind, column in VECTOR_COLUMNS.items()
+        ]
         cur.execute(
             sql.SQL("UPDATE ace_skillbooks SET {} WHERE name = %s").format(
                 sql.SQL(", ").join(sql.SQL("{} = %s").format(sql.Identifier(column)) for column, _ in settings)
@@ -68,8 +72,10 @@ def _write_skills(cur: psycopg.Cursor[Any], name: str, version: int, rows: RowCh
     from psycopg.types.json import Json
 
     if rows.upserted:
-        cur.execute("DELETE FROM ace_purged_skills WHERE skillbook = %s AND skill_id = ANY(%s)",
-                    (name, [skill.id for skill in rows.upserted]))
+        cur.execute(
+            "DELETE FROM ace_purged_skills WHERE skillbook = %s AND skill_id = ANY(%s)",
+            (name, [skill.id for skill in rows.upserted]),
+        )
         columns = (*SKILL_COLUMNS, "skillbook", "updated_version")
         updated = [column for column in columns if column not in ("id", "skillbook")]
         cur.executemany(
@@ -81,8 +87,9 @@ def _write_skills(cur: psycopg.Cursor[Any], name: str, version: int, rows: RowCh
             [(*_skill_row(skill), name, version) for skill in rows.upserted],
         )
     if rows.rewritten:
-        cur.execute("DELETE FROM ace_occurrences WHERE skillbook = %s AND skill_id = ANY(%s)",
-                    (name, list(rows.rewritten)))
+        cur.execute(
+            "DELETE FROM ace_occurrences WHERE skillbook = %s AND skill_id = ANY(%s)", (name, list(rows.rewritten))
+        )
     if rows.occurrences:
         cur.executemany(
             "INSERT INTO ace_occurrences (skillbook, skill_id, position, record) VALUES (%s, %s, %s, %s)",
@@ -127,8 +134,9 @@ def clear_unreadable_rows(conn: psycopg.Connection, location: PgLocation, keep: 
     version, *numbers = row
     with conn.cursor() as cur:
         cur.execute("DELETE FROM ace_occurrences WHERE skillbook = %s", (name,))
-        cur.execute("DELETE FROM ace_skills WHERE skillbook = %s AND NOT (id = ANY(%s)) RETURNING id",
-                    (name, list(keep.skills)))
+        cur.execute(
+            "DELETE FROM ace_skills WHERE skillbook = %s AND NOT (id = ANY(%s)) RETURNING id", (name, list(keep.skills))
+        )
         gone = [(name, skill_id, version + 1) for (skill_id,) in cur.fetchall()]
         if gone:
             cur.executemany(_TOMBSTONE, gone)
@@ -137,5 +145,7 @@ def clear_unreadable_rows(conn: psycopg.Connection, location: PgLocation, keep: 
             "WHERE skillbook = %s AND record IS NOT NULL AND NOT (pair = ANY(%s))",
             (version + 1, name, list(keep.similarity_decisions)),
         )
-    last_numbers: dict[str, int] = {section: min(max(value, 0), MAX_ID_NUMBER) for section, value in zip(SECTIONS, numbers)}
+    last_numbers: dict[str, int] = {
+        section: min(max(value, 0), MAX_ID_NUMBER) for section, value in zip(SECTIONS, numbers)
+    }
     return StoredState(version, SkillbookState(last_numbers=last_numbers))

@@ -65,7 +65,9 @@ class PostgresStore:
                 conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
                 stored = current_state(conn, location, for_update=False)
             if stored is None:
-                raise FileNotFoundError(2, f"no skillbook named {quote(location.name)} in the database", location.display)
+                raise FileNotFoundError(
+                    2, f"no skillbook named {quote(location.name)} in the database", location.display
+                )
             span.set_attribute("skills", len(stored.state.skills))
             return stored.state
 
@@ -116,15 +118,27 @@ class PostgresStore:
         assert base is not None
         return base, False
 
-    def _write(self, conn: psycopg.Connection, base: StoredState, target: SkillbookState, *,
-               by_identity: bool, force: bool = False) -> None:
+    def _write(
+        self,
+        conn: psycopg.Connection,
+        base: StoredState,
+        target: SkillbookState,
+        *,
+        by_identity: bool,
+        force: bool = False,
+    ) -> None:
         rows = row_changes(base.state, target, by_identity=by_identity, force=force)
         if rows is None:
             return
         version = base.version + 1
         write_rows(conn, self.pg, version, rows)
-        remember(self.pg, StoredState(version, SkillbookState(target.skills, rows.last_numbers,
-                                                              target.similarity_decisions, rows.embedding_models)))
+        remember(
+            self.pg,
+            StoredState(
+                version,
+                SkillbookState(target.skills, rows.last_numbers, target.similarity_decisions, rows.embedding_models),
+            ),
+        )
 
     @contextmanager
     def _failed_writes_forgotten(self) -> Iterator[None]:

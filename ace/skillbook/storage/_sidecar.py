@@ -61,8 +61,18 @@ _FIXED_BYTES = 1 << 20
 _CHUNK = 1 << 16
 _NPY_MAGIC = b"\x93NUMPY"
 _READ_ERRORS = (
-    OSError, EOFError, ValueError, TypeError, KeyError, IndexError, OverflowError, NotImplementedError,
-    RuntimeError, struct.error, zlib.error, zipfile.BadZipFile,
+    OSError,
+    EOFError,
+    ValueError,
+    TypeError,
+    KeyError,
+    IndexError,
+    OverflowError,
+    NotImplementedError,
+    RuntimeError,
+    struct.error,
+    zlib.error,
+    zipfile.BadZipFile,
 )
 """What the zip and npy readers raise on damaged bytes (SkillbookError is a ValueError)."""
 
@@ -157,7 +167,7 @@ def read_embeddings(path: Path, skills: int) -> StoredEmbeddings | None:
         match_vectors: dict[str, np.ndarray] = {}
         for key, array in contents.items():
             if key.startswith(MATCH_PREFIX):
-                match_vectors[key[len(MATCH_PREFIX):]] = _vector(array, key)
+                match_vectors[key[len(MATCH_PREFIX) :]] = _vector(array, key)
             else:
                 vectors[key] = _vector(array, key)
     except _READ_ERRORS as exc:
@@ -167,8 +177,12 @@ def read_embeddings(path: Path, skills: int) -> StoredEmbeddings | None:
         if len(dimensions) > 1:
             raise _damaged(path, f"{kind} vectors of several dimensions {dimensions[:5]}")
     return StoredEmbeddings(
-        vectors=vectors, model=model, digests=digests,
-        match_vectors=match_vectors, match_model=match_model, match_digests=match_digests,
+        vectors=vectors,
+        model=model,
+        digests=digests,
+        match_vectors=match_vectors,
+        match_model=match_model,
+        match_digests=match_digests,
     )
 
 
@@ -246,12 +260,12 @@ def _member_bytes(archive: zipfile.ZipFile, data: bytes, info: zipfile.ZipInfo, 
         raise ValueError(f"member {name} is encrypted")
     if info.compress_type == zipfile.ZIP_STORED:
         offset = info.header_offset
-        if info.compress_size != info.file_size or offset < 0 or data[offset:offset + 4] != b"PK\x03\x04":
+        if info.compress_size != info.file_size or offset < 0 or data[offset : offset + 4] != b"PK\x03\x04":
             raise zipfile.BadZipFile(f"bad local header for member {name}")
-        name_length = int.from_bytes(data[offset + 26:offset + 28], "little")
-        extra_length = int.from_bytes(data[offset + 28:offset + 30], "little")
+        name_length = int.from_bytes(data[offset + 26 : offset + 28], "little")
+        extra_length = int.from_bytes(data[offset + 28 : offset + 30], "little")
         start = offset + 30 + name_length + extra_length
-        member = data[start:start + info.compress_size]
+        member = data[start : start + info.compress_size]
         if len(member) != info.compress_size or zlib.crc32(member) != info.CRC:
             raise zipfile.BadZipFile(f"CRC mismatch in member {name}")
         return member
@@ -275,7 +289,7 @@ def _parse_npy(data: bytes, headers: _Headers) -> np.ndarray:
     if len(data) < 12 or data[:6] != _NPY_MAGIC or data[6] not in (1, 2, 3) or data[7] != 0:
         raise ValueError("member is not a .npy array of format version 1, 2 or 3")
     start = 10 if data[6] == 1 else 12
-    header = data[:start + int.from_bytes(data[8:start], "little")]
+    header = data[: start + int.from_bytes(data[8:start], "little")]
     if len(header) < start + 1 or len(header) > 10_000:
         raise ValueError("member has a truncated or oversized .npy header")
     parsed = headers.get(header)
