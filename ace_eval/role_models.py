@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ace.cli import add_request_flags
+from ace.cli import add_model_server_flags, add_request_flags
 from ace.errors import UsageError
 from ace_eval.scripted import SCRIPTED
 
@@ -54,14 +54,7 @@ def add_role_model_flags(parser: argparse.ArgumentParser, roles: Sequence[str], 
     default `scripted`), the server flags and the request flags of `ace.cli.add_request_flags`."""
     for role in roles:
         parser.add_argument(f"--{role}-model", default=SCRIPTED, help=_MODEL_HELP)
-    parser.add_argument("--api-base", help="OpenAI-compatible server for the non-scripted models")
-    parser.add_argument("--api-key", help="API key for --api-base")
-    parser.add_argument(
-        "--cache-prompts",
-        action="store_true",
-        help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)",
-    )
-    parser.add_argument("--cache-ttl", help='cache lifetime with --cache-prompts, e.g. "5m" or "1h"')
+    add_model_server_flags(parser, models="the non-scripted models")
     add_request_flags(parser, roles, everyone=everyone)
 
 

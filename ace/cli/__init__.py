@@ -11,12 +11,13 @@ import sys
 from collections.abc import Sequence
 
 from ace.cli._app import Command, CommandError, build_parser, run_cli
-from ace.cli._request_flags import add_request_flags, positive_int
+from ace.cli._request_flags import add_model_server_flags, add_request_flags, positive_int
 
 __all__ = [
     "COMMANDS",
     "Command",
     "CommandError",
+    "add_model_server_flags",
     "add_request_flags",
     "build_parser",
     "main",

@@ -1,11 +1,11 @@
-"""Flags shared by the commands that run model roles (`ace learn`, `ace-eval e2e`)."""
+"""Flags shared by the commands that run model roles (`ace learn`, `ace-eval e2e`, `ace-eval bench`)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
 
-__all__ = ["add_request_flags", "positive_int"]
+__all__ = ["add_model_server_flags", "add_request_flags", "positive_int"]
 
 
 def positive_int(text: str) -> int:
@@ -17,6 +17,19 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def add_model_server_flags(parser: argparse.ArgumentParser, *, models: str) -> None:
+    """`--api-base`, `--api-key`, `--cache-prompts` and `--cache-ttl`: where `models` (e.g. "the
+    non-scripted models") are served and how their static prompt prefixes are marked for caching."""
+    parser.add_argument("--api-base", help=f"OpenAI-compatible server for {models}")
+    parser.add_argument("--api-key", help="API key for --api-base")
+    parser.add_argument(
+        "--cache-prompts",
+        action="store_true",
+        help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)",
+    )
+    parser.add_argument("--cache-ttl", help='cache lifetime with --cache-prompts, e.g. "5m" or "1h"')
 
 
 def add_request_flags(parser: argparse.ArgumentParser, roles: Sequence[str], *, everyone: str) -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ace.cli._app import CommandError
-from ace.cli._request_flags import add_request_flags, positive_int
+from ace.cli._request_flags import add_model_server_flags, add_request_flags, positive_int
 from ace.cli._skillbook_file import load_skillbook, shown, skillbook_location, terminal_text
 
 if TYPE_CHECKING:
@@ -73,14 +73,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         default="rr",
         help="rr: RecursiveReflector, code over the trace in a sandbox (default); simple: one pass",
     )
-    parser.add_argument("--api-base", help="OpenAI-compatible server for the models")
-    parser.add_argument("--api-key", help="API key for --api-base")
-    parser.add_argument(
-        "--cache-prompts",
-        action="store_true",
-        help="mark static prompt prefixes for providers that need explicit cache markers (Anthropic, Bedrock)",
-    )
-    parser.add_argument("--cache-ttl", help='cache lifetime with --cache-prompts, e.g. "5m" or "1h"')
+    add_model_server_flags(parser, models="the models")
     parser.add_argument("--epochs", type=positive_int, default=1, help="passes over the traces (default 1)")
     parser.add_argument("--workers", type=positive_int, default=4, help="traces learned from at once (default 4)")
     parser.add_argument(

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import platform
 from collections import Counter
-from importlib import metadata
 from typing import Any
 
 from ace.atomic_write import write_text_atomic
 from ace_eval.bench.arms import ARM_QUESTIONS
 from ace_eval.bench.runner import BenchReport
 from ace_eval.bench.scoring import PairedDifference
+from ace_eval.versions import package_versions
 
 __all__ = ["CONTROL_HARM_LIMIT", "exit_status", "report_dict", "write_reports"]
 
@@ -84,7 +83,7 @@ def report_dict(report: BenchReport) -> dict[str, Any]:
         "recoveries": report.recoveries,
         "failures": list(report.failures),
         "config": _config(report),
-        "versions": _versions(),
+        "versions": package_versions(_PACKAGES),
     }
 
 
@@ -220,16 +219,6 @@ def _config(report: BenchReport) -> dict[str, Any]:
     config["task_file"] = str(report.config.task_file) if report.config.task_file else None
     config["role_settings"] = {role: s.to_dict() for role, s in report.config.role_settings.items()}
     return config
-
-
-def _versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {"python": platform.python_version()}
-    for package in _PACKAGES:
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
-    return versions
 
 
 def markdown(report: BenchReport, data: dict[str, Any]) -> str:

@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import platform
 from collections import Counter
-from importlib import metadata
 from typing import Any
 
 from ace.atomic_write import write_text_atomic
@@ -24,6 +22,7 @@ from ace_eval.e2e.report_html import render_report_html
 from ace_eval.e2e.runner import E2EReport
 from ace_eval.tau2 import load_results
 from ace_eval.tau2.metrics import Tau2Metrics, is_success, metrics_to_dict
+from ace_eval.versions import package_versions
 
 __all__ = ["exit_status", "report_dict", "summary_dict", "write_reports"]
 
@@ -75,7 +74,7 @@ def report_dict(report: E2EReport, *, problems: list[str]) -> dict[str, Any]:
     skillbook = Skillbook.load_from_file(report.skillbook_path)
     return {
         **summary_dict(report, problems=problems),
-        "versions": _versions(),
+        "versions": package_versions(_PACKAGES),
         "learning": [outcome.to_dict() for outcome in report.learning],
         "benchmark": paired_to_dict(report.paired) if report.paired else None,
         "skills_attribution": _attribution(report, skillbook),
@@ -160,16 +159,6 @@ def _cell(text: str) -> str:
     if len(line) > _ISSUE_CHARS:
         line = line[: _ISSUE_CHARS - 3].rstrip() + "..."
     return line.replace("\\", "\\\\").replace("|", "\\|")
-
-
-def _versions() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {"python": platform.python_version()}
-    for package in _PACKAGES:
-        try:
-            versions[package] = metadata.version(package)
-        except metadata.PackageNotFoundError:
-            versions[package] = None
-    return versions
 
 
 def _markdown(report: E2EReport, full: dict[str, Any]) -> str:
