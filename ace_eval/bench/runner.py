@@ -25,7 +25,7 @@ from typing import Any
 from pydantic_ai.models import Model
 
 from ace.models import UsageMeter, metered
-from ace.pipeline import SampleResult
+from ace.pipeline import SampleResult, StepEvent, StepHook
 from ace.retrieval import SkillMatcher, skill_index
 from ace.roles import Agent, RecursiveReflector, Reflector, Sample, SkillInjection, SkillManager
 from ace.runners import ACE
@@ -176,9 +176,10 @@ async def run_bench_async(
             f"skill manager {config.skill_manager_model})"
         )
         with measure_phase("learning", meters, phases):
-            results = await _learn(config, roles, skillbook, train, log)
+            experience_log = _ExperienceLog()
+            results = await _learn(config, roles, skillbook, train, log, experience_log.hook)
         learning = tuple(outcome_of(result) for result in results)
-        experiences = [experience for experience in map(_experience, results) if experience is not None]
+        experiences = experience_log.experiences()
         skill_index(skillbook).refresh()  # search and match vectors in the sidecar: no re-embedding later
         SkillMatcher(skillbook).refresh()
         skillbook_path = out / "skillbook.json"
@@ -232,7 +233,12 @@ class _Roles:
 
 
 async def _learn(
-    config: BenchConfig, roles: _Roles, skillbook: Skillbook, train: Sequence[BenchItem], log: Callable[[str], None]
+    config: BenchConfig,
+    roles: _Roles,
+    skillbook: Skillbook,
+    train: Sequence[BenchItem],
+    log: Callable[[str], None],
+    experience_hook: StepHook,
 ) -> list[SampleResult]:
     out = config.output_dir
     train_log = TrainLog(out / "train_log.jsonl")
@@ -256,7 +262,7 @@ async def _learn(
         bench_samples(train),
         epochs=config.train_epochs,
         workers=config.max_workers,
-        after_step=train_log.hook,
+        after_step=(train_log.hook, experience_hook),
         on_epoch_end=end_epoch,
     )
 
@@ -323,12 +329,26 @@ def _item_outcome(sample: Sample, result: SampleResult) -> ItemOutcome:
     )
 
 
-def _experience(result: SampleResult) -> Experience | None:
-    """The answer and feedback of an epoch-1 training sample (None for a later epoch or a failed answer)."""
-    ctx = result.output if result.output is not None else result.sample
-    if not isinstance(ctx, ACEStepContext) or ctx.epoch != 1 or not isinstance(ctx.trace, dict):
-        return None
-    return Experience(question=ctx.trace["question"], answer=ctx.trace["answer"], feedback=ctx.trace["feedback"])
+class _ExperienceLog:
+    """An `after_step` hook keeping each epoch-1 training answer and its feedback as soon as it is
+    graded: the `icl` arm's experience holds every graded answer, also of the samples whose
+    reflection or curation then failed (the raw experience does not depend on the learner)."""
+
+    def __init__(self) -> None:
+        self._by_sample: dict[int, Experience] = {}
+
+    def hook(self, event: StepEvent) -> None:
+        ctx = event.output if event.output is not None else event.context
+        if event.sample_index is None or event.sample_index in self._by_sample or not isinstance(ctx, ACEStepContext):
+            return
+        trace = ctx.trace
+        if ctx.epoch == 1 and isinstance(trace, dict) and "feedback" in trace:
+            experience = Experience(question=trace["question"], answer=trace["answer"], feedback=trace["feedback"])
+            self._by_sample[event.sample_index] = experience
+
+    def experiences(self) -> list[Experience]:
+        """The experiences kept, in training order."""
+        return [self._by_sample[index] for index in sorted(self._by_sample)]
 
 
 def _model(config: BenchConfig, role: BenchRole, meter: UsageMeter, given: Model | None) -> Model:

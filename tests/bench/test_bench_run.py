@@ -86,6 +86,31 @@ def test_icl_prompt_holds_the_training_items_and_their_feedback_within_the_budge
         assert feedback in ("Feedback: Correct.", f"Feedback: Incorrect. The expected answer is: {item.expected}")
 
 
+def test_icl_experience_keeps_answers_whose_reflection_failed(tmp_path: Path) -> None:
+    calls: list[int] = []
+
+    def failing_reflector(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        calls.append(1)
+        if len(calls) == 2:  # the second training sample's reflection
+            raise RuntimeError("the reflector fell over")
+        return quoting_reflector().function(messages, info)  # type: ignore[misc, return-value]
+
+    agent = ShoutAgent()
+    config = BenchConfig(output_dir=tmp_path / "run", arms=("icl",))
+    models = {
+        "agent": agent.model(),
+        "reflector": FunctionModel(failing_reflector),
+        "skill_manager": shout_skill_manager(),
+    }
+    report = run_bench(config, shout_task_set(), log=lambda _: None, models=models)  # type: ignore[arg-type]
+
+    assert [o.status for o in report.learning].count("failed") == 1
+    assert report.icl is not None and report.icl.included == report.icl.available == len(report.train_items) == 3
+    assert [line.partition("Task: ")[2] for line in report.icl.text.splitlines() if line.startswith("Task: ")] == [
+        item.question for item in report.train_items
+    ]
+
+
 def test_icl_budget_keeps_whole_experiences_only(tmp_path: Path) -> None:
     full = _run(tmp_path / "full", arms=("icl",)).icl
     assert full is not None
