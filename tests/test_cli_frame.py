@@ -98,3 +98,18 @@ def test_an_unexpected_exception_exits_1_with_a_masked_traceback(capsys: pytest.
     assert run_cli(parser, []) == 1
     err = capsys.readouterr().err
     assert "Traceback" in err and "RuntimeError: lost postgresql://ace:***@db/x" in err and "s3cret" not in err
+
+
+def test_a_run_stopped_by_a_refused_credential_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    from ace.models import ModelConfigurationError
+
+    parser = argparse.ArgumentParser(prog="demo")
+
+    def refused(_: argparse.Namespace) -> int:
+        raise ModelConfigurationError("openai/x: the provider refused the credentials (key sk-abc);\ncheck the key")
+
+    parser.add_argument("--api-key")
+    parser.set_defaults(handler=refused)
+    assert run_cli(parser, ["--api-key", "sk-abc"]) == 2
+    err = capsys.readouterr().err
+    assert err == "demo: error: openai/x: the provider refused the credentials (key ***); check the key\n"

@@ -79,8 +79,19 @@ class _ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {redact(message, _secrets(sys.argv))} (see {self.prog} --help)\n")
 
 
+_SECRET_FLAGS = ("--api-key",)
+"""Flags whose value is a secret, masked like a URL's password in every error line."""
+
+
 def _secrets(argv: Sequence[str]) -> tuple[str, ...]:
-    return tuple(secret for arg in argv for secret in url_secrets(arg))
+    found = [secret for arg in argv for secret in url_secrets(arg)]
+    for index, arg in enumerate(argv):
+        for flag in _SECRET_FLAGS:
+            if arg == flag and index + 1 < len(argv):
+                found.append(argv[index + 1])
+            elif arg.startswith(f"{flag}="):
+                found.append(arg.partition("=")[2])
+    return tuple(secret for secret in found if secret)
 
 
 def _one_line(text: str) -> str:
@@ -98,8 +109,9 @@ def _printable(text: str) -> str:
 
 def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     """Parse `argv` and run the chosen handler; returns the process exit code (2 for a usage
-    mistake, a `CommandError` or an `OSError` - one line naming the file -, 1 with a masked
-    traceback for an unexpected exception)."""
+    mistake, a `CommandError`, an `OSError` - one line naming the file - or a
+    `ModelConfigurationError` raised by a run whose every sample failed on a credential; 1 with a
+    masked traceback for an unexpected exception)."""
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
     if handler is None:
@@ -116,6 +128,11 @@ def run_cli(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         message = _printable(f"{where}{exc.strerror or exc}")
         print(f"{parser.prog}: error: {redact(message, secrets)}", file=sys.stderr)
         return 2
-    except Exception:
+    except Exception as exc:
+        from ace.models import ModelConfigurationError
+
+        if isinstance(exc, ModelConfigurationError):  # a credential to fix before anything can run: bad input
+            print(f"{parser.prog}: error: {redact(_one_line(str(exc)), secrets)}", file=sys.stderr)
+            return 2
         print(redact(traceback.format_exc(), secrets), file=sys.stderr, end="")
         return 1
