@@ -105,6 +105,7 @@ def layered_settings(
         max_output_tokens=everyone.max_output_tokens,
         temperature=everyone.temperature,
         timeout_seconds=everyone.timeout_seconds,
+        structured_output=everyone.structured_output,
     )
     if own is None:
         return settings

@@ -33,12 +33,20 @@ def add_model_server_flags(parser: argparse.ArgumentParser, *, models: str) -> N
 
 
 def add_request_flags(parser: argparse.ArgumentParser, roles: Sequence[str], *, everyone: str) -> None:
-    """`--max-output-tokens`, `--temperature`, `--request-timeout`, `--context-window` for `everyone`
+    """`--max-output-tokens`, `--temperature`, `--request-timeout`, `--structured-output`,
+    `--context-window` for `everyone`
     (e.g. "every role"), and `--<role>-max-output-tokens` / `--<role>-temperature` per role
     (`roles` as they appear in flags: `reflector`, `skill-manager`, ...)."""
     parser.add_argument("--max-output-tokens", type=positive_int, help=f"output-token cap of {everyone}'s requests")
     parser.add_argument("--temperature", type=float, help=f"sampling temperature of {everyone} (default 0.0)")
     parser.add_argument("--request-timeout", type=float, help="seconds one request may take (default 300)")
+    parser.add_argument(
+        "--structured-output",
+        choices=("tool", "native"),
+        help="how the agent and the reflector ask for their structured answers: tool (an output tool call, "
+        "the default) or native (the server's JSON-schema response format; llama-server and vLLM then hold a "
+        "small model to the schema and its field length caps)",
+    )
     parser.add_argument(
         "--context-window",
         type=positive_int,

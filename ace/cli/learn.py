@@ -190,6 +190,7 @@ def _roles(args: argparse.Namespace, skillbook: Skillbook) -> tuple[Reflector | 
                 max_output_tokens=args.max_output_tokens,
                 temperature=args.temperature,
                 timeout_seconds=args.request_timeout,
+                structured_output=args.structured_output,
             ).overridden(
                 max_output_tokens=getattr(args, f"{role}_max_output_tokens"),
                 temperature=getattr(args, f"{role}_temperature"),

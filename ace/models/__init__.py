@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ace.models._names import PYDANTIC_AI_PROVIDERS, litellm_model_name
     from ace.models._recovery import RecoveringModel, RecoveryEvent, recovering
     from ace.models._resolve import OFFLINE_MODEL_NAME, resolve_model
-    from ace.models._settings import DEFAULT_CONTEXT_WINDOW, RequestSettings, context_window
+    from ace.models._settings import DEFAULT_CONTEXT_WINDOW, RequestSettings, StructuredOutput, context_window
     from ace.models._usage import UsageMeter, UsageTotals, metered
     from ace.models._valid_unicode import valid_unicode_messages
 
@@ -47,6 +47,7 @@ __all__ = [
     "RecoveringModel",
     "RecoveryEvent",
     "RequestSettings",
+    "StructuredOutput",
     "UsageMeter",
     "UsageTotals",
     "check_credentials",
@@ -71,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "RecoveringModel": "ace.models._recovery",
     "RecoveryEvent": "ace.models._recovery",
     "RequestSettings": "ace.models._settings",
+    "StructuredOutput": "ace.models._settings",
     "UsageMeter": "ace.models._usage",
     "UsageTotals": "ace.models._usage",
     "check_credentials": "ace.models._credentials",

@@ -10,15 +10,22 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
 from ace.errors import UsageError
 
 if TYPE_CHECKING:
+    from pydantic_ai import NativeOutput
     from pydantic_ai.models import Model
     from pydantic_ai.settings import ModelSettings
 
-__all__ = ["DEFAULT_CONTEXT_WINDOW", "RequestSettings", "context_window"]
+__all__ = ["DEFAULT_CONTEXT_WINDOW", "RequestSettings", "StructuredOutput", "context_window"]
+
+StructuredOutput = Literal["tool", "native"]
+"""How a role asks for its structured answer: an output tool call, or the provider's JSON-schema
+response format (see `RequestSettings.structured_output`)."""
+
+_Answer = TypeVar("_Answer")
 
 DEFAULT_CONTEXT_WINDOW = 8192
 """Context window assumed for a model litellm has no information about (a local server's alias, a
@@ -42,6 +49,12 @@ class RequestSettings:
     seed: int | None = None
     """Sampling seed sent with every request (`seed` on the wire; providers that support it sample
     reproducibly, others ignore it); None: no seed."""
+    structured_output: StructuredOutput | None = None
+    """How the roles with a structured answer (the Agent's, the Reflector's) ask for it. "tool" (or
+    None): as a call of an output tool, which every tool-calling model supports. "native": as the
+    provider's JSON-schema response format (`response_format` on the wire); llama-server and vLLM
+    then hold the model to the schema with a grammar, field length caps included, so a small model
+    can neither answer in prose nor run on in one field (OpenAI and Gemini support it too)."""
 
     def __post_init__(self) -> None:
         if self.max_output_tokens is not None and (
@@ -54,6 +67,8 @@ class RequestSettings:
             raise UsageError(f"timeout_seconds must be None or > 0, got {self.timeout_seconds!r}")
         if self.seed is not None and (isinstance(self.seed, bool) or not isinstance(self.seed, int)):
             raise UsageError(f"seed must be None or an int, got {self.seed!r}")
+        if self.structured_output is not None and self.structured_output not in get_args(StructuredOutput):
+            raise UsageError(f"structured_output must be None, 'tool' or 'native', got {self.structured_output!r}")
 
     def overridden(
         self,
@@ -62,6 +77,7 @@ class RequestSettings:
         temperature: float | None = None,
         timeout_seconds: float | None = None,
         seed: int | None = None,
+        structured_output: StructuredOutput | None = None,
     ) -> RequestSettings:
         """A copy in which every argument that is not None replaces the current value."""
         return dataclasses.replace(
@@ -70,7 +86,16 @@ class RequestSettings:
             temperature=self.temperature if temperature is None else temperature,
             timeout_seconds=self.timeout_seconds if timeout_seconds is None else timeout_seconds,
             seed=self.seed if seed is None else seed,
+            structured_output=self.structured_output if structured_output is None else structured_output,
         )
+
+    def output_type(self, answer: type[_Answer]) -> type[_Answer] | NativeOutput[_Answer]:
+        """The pydantic-ai `output_type` that asks for `answer` the way `structured_output` says."""
+        if self.structured_output != "native":
+            return answer
+        from pydantic_ai import NativeOutput  # here: `RequestSettings` is read by command lines
+
+        return NativeOutput(answer)
 
     def model_settings(self) -> ModelSettings:
         """The pydantic-ai `ModelSettings` for these values (unset ones left out)."""

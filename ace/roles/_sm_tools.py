@@ -21,6 +21,7 @@ from pydantic_ai.tools import ToolDefinition
 from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._code_tool import LazySandbox, format_execution
 from ace.roles._skill_dicts import skill_detail, skill_summary
+from ace.roles._skill_scope import lost_questions
 from ace.skillbook import (
     TAG_OUTCOMES,
     InsightSource,
@@ -131,6 +132,7 @@ async def update_skill(
     """Rewrite a skill's issue (required, e.g. widened to cover a new domain) and optionally its
     keywords and insight (omit either to keep the current value)."""
     _refuse_unchanged(ctx.deps.skillbook, skill_id, issue, keywords, insight)
+    _refuse_replaced_scope(ctx.deps, skill_id, issue, keywords)
     current = ctx.deps.skillbook.get_skill(skill_id)
     source = _source_for(ctx.deps, "UPDATE", insight or issue, skill_id)
     _apply(
@@ -165,6 +167,26 @@ def _refuse_unchanged(
             f"update_skill changed nothing: {skill_id} already says exactly this. If the reflection's lesson "
             "is about another kind of task, keep it with add_skill as a new skill; if nothing is left to do, "
             "call finalize."
+        )
+
+
+def _refuse_replaced_scope(deps: SMDeps, skill_id: str, issue: str, keywords: list[str] | None) -> None:
+    """A new issue that no longer applies to any task the skill was learned from makes it another
+    skill under the old id (its insight, counters and history left under an issue they do not
+    answer): refuse it, pointing to add_skill (see `ace.roles._skill_scope`)."""
+    skill = deps.skillbook.get_skill(skill_id)
+    if skill is None or issue == skill.issue:
+        return
+    try:
+        lost = lost_questions(skill, issue, keywords, deps.embedder)
+    except SkillbookError:
+        return  # the update itself rejects the keywords
+    if lost:
+        example = lost[0] if len(lost[0]) <= 200 else lost[0][:200] + "..."
+        raise ModelRetry(
+            f"update_skill rejected: {skill_id} was learned from tasks such as {example!r} and the new issue "
+            "no longer applies to them, so it would be a different skill, not a wider one. Keep this lesson "
+            f"with add_skill; update {skill_id} only with an issue that still covers its own tasks."
         )
 
 

@@ -29,7 +29,8 @@ class _Answer(BaseModel):
         description=(
             "One or two short sentences: how you reached the answer, naming the skill from <skills> you applied, "
             "if any."
-        )
+        ),
+        json_schema_extra={"maxLength": 600},  # a cap only a grammar enforces (native output); never validated
     )
     answer: str = Field(description="The final answer alone, exactly as it should be returned.")
 
@@ -55,7 +56,7 @@ class Agent:
         self._model = recovering(resolve_model(model))
         self._agent = PydanticAgent(
             self._model,
-            output_type=_Answer,
+            output_type=self.settings.output_type(_Answer),
             instructions=instructions,
             name="ace-agent",
             model_settings=self.settings.model_settings(),

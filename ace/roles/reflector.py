@@ -65,7 +65,7 @@ class Reflector:
         self._model = recovering(resolve_model(model))
         self._agent = PydanticAgent(
             self._model,
-            output_type=Analysis,
+            output_type=self.settings.output_type(Analysis),
             instructions=instructions,
             name="ace-reflector",
             model_settings=self.settings.model_settings(),

@@ -176,6 +176,7 @@ def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
         max_output_tokens=args.max_output_tokens,
         temperature=args.temperature,
         request_timeout=args.request_timeout,
+        structured_output=args.structured_output,
         context_window=args.context_window,
         session_max_requests=args.session_max_requests,
         role_settings=role_settings_from_args(args, _FLAG_ROLES),

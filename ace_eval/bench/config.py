@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ace.models import RequestSettings
+from ace.models import RequestSettings, StructuredOutput
 from ace.roles import Agent, RecursiveReflector, Reflector, SkillManager
 from ace_eval.bench.names import ARMS, LEARNING_ARMS, Arm, FeedbackMode
 from ace_eval.role_models import OFFLINE_MODELS, SCRIPTED, ModelServer, layered_settings
@@ -72,6 +72,9 @@ class BenchConfig:
     """Sampling temperature of every role (None: each role's default, 0.0)."""
     request_timeout: float | None = None
     """Seconds one request of any role may take (None: each role's default, 300)."""
+    structured_output: StructuredOutput | None = None
+    """How the roles with a structured answer ask for it (see `RequestSettings.structured_output`;
+    None: each role's default, an output tool call)."""
     context_window: int | None = None
     """The reflector's and SkillManager's context window in tokens (None: litellm's information, else 8192)."""
     session_max_requests: int | None = None
@@ -99,7 +102,10 @@ class BenchConfig:
             "skill_manager": SkillManager.DEFAULT_SETTINGS,
         }[role]
         everyone = RequestSettings(
-            max_output_tokens=self.max_output_tokens, temperature=self.temperature, timeout_seconds=self.request_timeout
+            max_output_tokens=self.max_output_tokens,
+            temperature=self.temperature,
+            timeout_seconds=self.request_timeout,
+            structured_output=self.structured_output,
         )
         return layered_settings(default, everyone=everyone, own=self.role_settings.get(role))
 

@@ -18,7 +18,7 @@ import re
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from ace_eval.scripted.messages import between, first_user_prompt, line_after, tool_returns
+from ace_eval.scripted.messages import between, first_user_prompt, line_after, structured_response, tool_returns
 
 __all__ = ["scripted_agent", "scripted_reflector", "scripted_skill_manager"]
 
@@ -34,7 +34,7 @@ def scripted_agent() -> FunctionModel:
         numbers = _NUMBER.findall(question)
         answer = numbers[-1] if numbers else "APPROVE"
         arguments = {"reasoning": "scripted: the last number of the question", "answer": answer}
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, arguments)])
+        return structured_response(info, arguments)
 
     return FunctionModel(respond, model_name="scripted-bench-agent")
 
@@ -54,7 +54,7 @@ def scripted_reflector() -> FunctionModel:
             "correct_approach": "answer the same way" if correct else f"answer as the feedback says: {feedback}",
             "key_insight": f"For tasks like '{question[:80]}': {feedback}",
         }
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, analysis)])
+        return structured_response(info, analysis)
 
     return FunctionModel(respond, model_name="scripted-bench-reflector")
 

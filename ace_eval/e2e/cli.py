@@ -144,6 +144,7 @@ def _config(args: argparse.Namespace) -> E2EConfig:
         max_output_tokens=args.max_output_tokens,
         temperature=args.temperature,
         request_timeout=args.request_timeout,
+        structured_output=args.structured_output,
         context_window=args.context_window,
         role_settings=role_settings_from_args(args, _FLAG_ROLES),
     )

@@ -16,7 +16,7 @@ from ace.roles import SkillInjection
 from ace_eval.role_models import OFFLINE_MODELS, SCRIPTED, check_role_models, layered_settings
 
 if TYPE_CHECKING:
-    from ace.models import RequestSettings
+    from ace.models import RequestSettings, StructuredOutput
 
 __all__ = ["OFFLINE_MODELS", "ROLES", "SCRIPTED", "E2EConfig", "E2EInputError", "Role"]
 
@@ -93,6 +93,9 @@ class E2EConfig:
     """Sampling temperature of every role (None: each role's default, 0.0)."""
     request_timeout: float | None = None
     """Seconds one request of any role may take (None: each role's default, 300)."""
+    structured_output: StructuredOutput | None = None
+    """How the roles with a structured answer ask for it (see `RequestSettings.structured_output`;
+    None: each role's default, an output tool call)."""
     context_window: int | None = None
     """The reflector's and SkillManager's context window in tokens, for compaction (None: litellm's
     model information, else 8192; set it for a local server's model)."""
@@ -128,7 +131,10 @@ class E2EConfig:
         from ace.models import RequestSettings
 
         everyone = RequestSettings(
-            max_output_tokens=self.max_output_tokens, temperature=self.temperature, timeout_seconds=self.request_timeout
+            max_output_tokens=self.max_output_tokens,
+            temperature=self.temperature,
+            timeout_seconds=self.request_timeout,
+            structured_output=self.structured_output,
         )
         return layered_settings(default, everyone=everyone, own=self.role_settings.get(role))
 

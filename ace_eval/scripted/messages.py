@@ -1,9 +1,11 @@
 """Reading what a `FunctionModel` is sent: the pieces of a pydantic-ai message history that
-scripted models decide from (system prompt, user texts, tool returns), and a text answer."""
+scripted models decide from (system prompt, user texts, tool returns), and a text or structured answer."""
 
 from __future__ import annotations
 
+import json
 import re
+from typing import Any
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -11,6 +13,7 @@ from pydantic_ai.messages import (
     ModelResponse,
     SystemPromptPart,
     TextPart,
+    ToolCallPart,
     ToolReturnPart,
     UserPromptPart,
 )
@@ -21,6 +24,7 @@ __all__ = [
     "first_user_prompt",
     "last_user_text",
     "line_after",
+    "structured_response",
     "system_prompt",
     "text_response",
     "tool_returns",
@@ -92,3 +96,11 @@ def line_after(text: str, label: str) -> str:
 def text_response(content: str) -> ModelResponse:
     """A model response holding one text part."""
     return ModelResponse(parts=[TextPart(content=content)])
+
+
+def structured_response(info: AgentInfo, fields: dict[str, Any]) -> ModelResponse:
+    """The role's structured answer `fields`, asked for either way (`RequestSettings.structured_output`):
+    a call of its output tool, or a JSON text when the request asks for the native response format."""
+    if info.model_request_parameters.output_mode == "native":
+        return text_response(json.dumps(fields))
+    return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, fields)])

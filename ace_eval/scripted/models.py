@@ -30,6 +30,7 @@ from ace_eval.scripted.messages import (
     first_user_prompt,
     last_user_text,
     line_after,
+    structured_response,
     system_prompt,
     text_response,
     tool_returns,
@@ -105,7 +106,7 @@ def scripted_reflector() -> FunctionModel:
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         prompt = first_user_prompt(messages)
-        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, _analysis(prompt, evidence=""))])
+        return structured_response(info, _analysis(prompt, evidence=""))
 
     return FunctionModel(respond, model_name="scripted-reflector")
 

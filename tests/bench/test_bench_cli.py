@@ -130,3 +130,17 @@ def test_the_documented_example_task_file_runs_offline(tmp_path: Path) -> None:
     assert main(["bench", "tasks", str(example), "--output-dir", str(out)]) == 0
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
     assert data["items"]["test_by_kind"] == {"control": 2, "log_temperature": 2, "ticket_reference": 2}
+
+
+def test_native_structured_output_reaches_the_agent_and_the_reflector(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    argv = ["bench", "conventions", "--output-dir", str(out), "--train-limit", "3", "--test-limit", "3"]
+
+    assert main([*argv, "--arms", "none,learned", "--structured-output", "native"]) == 0
+
+    data = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    configured = {
+        role: settings["configured"]["structured_output"] for role, settings in data["model_settings"].items()
+    }
+    assert configured == {"agent": "native", "reflector": "native", "skill_manager": "native"}
+    assert data["learning"]["failed"] == 0 and data["learning"]["learned"] > 0

@@ -101,3 +101,70 @@ async def test_tool_loop_runs_against_a_local_openai_compatible_server(chat_serv
         "call_a",
         "18C in Paris",
     )
+
+
+class JsonAnswerServer(FakeChatServer):
+    """Answers every request with `content` as the assistant's text (a JSON-schema response)."""
+
+    content = ""
+
+    def reply(self, call_number: int) -> dict:  # type: ignore[override]
+        reply = FakeChatServer.reply(2)
+        reply["choices"][0]["message"] = {"role": "assistant", "content": self.content}
+        return reply
+
+
+@pytest.fixture
+def json_server() -> Iterator[JsonAnswerServer]:
+    server = JsonAnswerServer()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+async def test_native_structured_output_asks_the_server_for_the_schema_with_its_length_caps(
+    json_server: JsonAnswerServer,
+) -> None:
+    from ace.roles import Reflector
+
+    analysis = {
+        "reasoning": "The answer used dashes.",
+        "error_identification": "2022-06-09 instead of 2022.06.09",
+        "root_cause_analysis": "the house format was unknown",
+        "correct_approach": "write 2022.06.09",
+        "key_insight": "Delivery-note dates are YYYY.MM.DD: June 9, 2022 -> 2022.06.09.",
+    }
+    json_server.content = json.dumps(analysis)
+    model = resolve_model("openai/qwen15", api_base=json_server.api_base, api_key="sk-local")
+    reflector = Reflector(model, settings=Reflector.DEFAULT_SETTINGS.overridden(structured_output="native"))
+
+    reflection = await reflector.reflect(
+        trace={"answer": "2022-06-09"}, question="Ship date?", ground_truth="2022.06.09"
+    )
+
+    assert reflection.key_insight == analysis["key_insight"] and not reflection.failed
+    (body,) = json_server.bodies
+    assert "tools" not in body and "tool_choice" not in body
+    schema = body["response_format"]["json_schema"]["schema"]
+    assert body["response_format"]["type"] == "json_schema"
+    assert set(schema["required"]) == set(analysis)
+    assert all(0 < field["maxLength"] <= 1200 for field in schema["properties"].values())
+
+
+async def test_tool_structured_output_is_the_default_and_sends_no_response_format(
+    json_server: JsonAnswerServer,
+) -> None:
+    from pydantic_ai.exceptions import UnexpectedModelBehavior
+
+    from ace.roles import Reflector
+
+    json_server.content = "not a tool call"
+    model = resolve_model("openai/qwen15", api_base=json_server.api_base, api_key="sk-local")
+
+    with pytest.raises(UnexpectedModelBehavior):  # prose where the output tool is required, every time
+        await Reflector(model).reflect(trace={"answer": "x"}, question="q")
+
+    first = json_server.bodies[0]
+    assert "response_format" not in first
+    assert [tool["function"]["name"] for tool in first["tools"]] == ["final_result"]

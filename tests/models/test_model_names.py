@@ -40,3 +40,15 @@ def test_a_seed_in_request_settings_is_sent_as_the_model_setting_seed() -> None:
 def test_a_seed_that_is_not_an_int_is_rejected() -> None:
     with pytest.raises(ValueError, match="seed must be None or an int"):
         RequestSettings(seed="7")  # type: ignore[arg-type]
+
+
+def test_structured_output_chooses_how_a_role_asks_for_its_answer() -> None:
+    from pydantic_ai import NativeOutput
+
+    assert RequestSettings().output_type(dict) is dict
+    assert RequestSettings(structured_output="tool").output_type(dict) is dict
+    native = RequestSettings(structured_output="native").output_type(dict)
+    assert isinstance(native, NativeOutput) and native.outputs is dict
+    assert RequestSettings(structured_output="native").overridden(temperature=0.0).structured_output == "native"
+    with pytest.raises(ValueError, match="structured_output must be"):
+        RequestSettings(structured_output="json")  # type: ignore[arg-type]

@@ -430,3 +430,51 @@ async def test_an_update_that_changes_nothing_is_refused_and_points_to_add_skill
         assert "update_skill changed nothing" in _retries(request)[0] and "add_skill" in _retries(request)[0]
     assert output.operations == ()
     assert skillbook.get_skill(existing.id) == existing  # no UPDATE occurrence was recorded
+
+
+DATE_QUESTION = "Order 45921 ships on June 9, 2022. Write the ship date as it must appear on the delivery note."
+DATE_ISSUE = "Writing a date on a delivery note, such as the date an order ships"
+DATE_INSIGHT = "Write delivery-note dates as YYYY.MM.DD: June 9, 2022 -> 2022.06.09."
+
+
+def _date_skill(skillbook: Skillbook) -> str:
+    learned_from = InsightSource(trace_uid="bench:train-1", sample_question=DATE_QUESTION)
+    return skillbook.add_skill(
+        "context", DATE_ISSUE, ["delivery note", "date format"], DATE_INSIGHT, insight_source=learned_from
+    ).id
+
+
+async def test_an_update_whose_issue_leaves_the_skills_own_tasks_is_refused_and_points_to_add_skill(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    skill_id = _date_skill(skillbook)
+    replaced = {"skill_id": skill_id, "issue": "Writing a parcel's weight on a shipping label"}
+    weight_lesson = {
+        "section": "context",
+        "issue": "Writing a parcel's weight on a shipping label",
+        "keywords": ["shipping label", "weight"],
+        "insight": "Give the weight in whole grams: 2.5 kg -> 2500 g.",
+    }
+    model = script([ToolCallPart("update_skill", replaced)], [ToolCallPart("add_skill", weight_lesson)], _finalize())
+
+    output = await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    (retry,) = _retries(model.requests[1])
+    assert "update_skill rejected" in retry and DATE_QUESTION in retry and "add_skill" in retry
+    assert [operation.type for operation in output.operations] == ["ADD"]
+    assert skillbook.get_skill(skill_id).issue == DATE_ISSUE
+    assert len(skillbook.skills()) == 2
+
+
+async def test_an_update_that_widens_the_issue_over_the_skills_own_tasks_is_applied(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    skill_id = _date_skill(skillbook)
+    widened = "Writing a date on a delivery note or a packing slip, such as the date an order ships"
+    model = script([ToolCallPart("update_skill", {"skill_id": skill_id, "issue": widened})], _finalize())
+
+    output = await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    assert _retries(model.requests[1]) == []
+    assert [operation.type for operation in output.operations] == ["UPDATE"]
+    assert skillbook.get_skill(skill_id).issue == widened

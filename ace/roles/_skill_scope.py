@@ -1,0 +1,54 @@
+"""Whether a skill's issue still applies to the tasks it was learned from, as the matcher judges it.
+
+A SkillManager widens a skill by rewriting its issue. A small model also "widens" a skill into a
+different one: it finds the only skill there is and rewrites its issue for the new lesson, leaving
+the old insight under an issue it no longer answers (measured with a 1.5B model: a date-format
+insight ended up under "the weight of a parcel for the shipping label"). A widened issue keeps
+matching the tasks the skill was learned from; a replaced one matches none of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ace.retrieval import Embedder, SkillMatcher
+from ace.skillbook import Skill, Skillbook
+
+__all__ = ["learned_from_questions", "lost_questions"]
+
+
+def learned_from_questions(skill: Skill) -> tuple[str, ...]:
+    """The distinct questions of the traces that added or updated `skill`, oldest first."""
+    questions = (
+        source.sample_question
+        for source in skill.occurrences
+        if source.operation_type in ("ADD", "UPDATE") and source.sample_question
+    )
+    return tuple(dict.fromkeys(question for question in questions if question is not None))
+
+
+def lost_questions(
+    skill: Skill, issue: str, keywords: Sequence[str] | None, embedder: Embedder | None
+) -> tuple[str, ...] | None:
+    """The learned-from questions `skill` matches now, when an issue of `issue` (and `keywords`,
+    None: the skill's own) would match none of them; None when the new issue keeps at least one
+    (or the skill matches none of its questions today, so there is no scope to lose). Raises
+    `SkillbookError` for keywords a skill cannot have, `EmbeddingError` when embedding fails."""
+    questions = learned_from_questions(skill)
+    if not questions:
+        return None
+    covered = _matched(questions, skill.issue, skill.keywords, skill, embedder)
+    if not covered:
+        return None
+    new_keywords = skill.keywords if keywords is None else tuple(keywords)
+    return None if _matched(covered, issue, new_keywords, skill, embedder) else covered
+
+
+def _matched(
+    questions: Sequence[str], issue: str, keywords: Sequence[str], skill: Skill, embedder: Embedder | None
+) -> tuple[str, ...]:
+    """The questions a one-skill skillbook holding `issue` / `keywords` matches."""
+    probe = Skillbook()
+    probe.add_skill(skill.section, issue, keywords, skill.insight)  # SkillbookError for bad keywords
+    matcher = SkillMatcher(probe, embedder=embedder)
+    return tuple(question for question in questions if matcher.match(question, limit=1))
