@@ -12,6 +12,7 @@ sandbox. Tools are async so they run on the event loop one at a time, never raci
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +22,7 @@ from pydantic_ai.tools import ToolDefinition
 from ace.retrieval import Embedder, retrieve_top_k
 from ace.roles._code_tool import LazySandbox, format_execution
 from ace.roles._skill_dicts import skill_detail, skill_summary
-from ace.roles._skill_scope import lost_questions
+from ace.roles._skill_scope import lost_questions, misses_question
 from ace.skillbook import (
     TAG_OUTCOMES,
     InsightSource,
@@ -51,6 +52,8 @@ class SMDeps:
     """Skills that were in the agent's prompt: the only ones tag_skill accepts."""
     embedder: Embedder | None = None
     """Embedder for search_skills (None: retrieval's default)."""
+    require_task_match: bool = False
+    """Refuse a context skill whose issue does not match the source's sample_question."""
     journal: MutationJournal = field(init=False)
     """The session's mutations, applied at once and undone together if the session does not finish."""
     sandbox: LazySandbox | None = None
@@ -108,6 +111,7 @@ async def add_skill(
             "do (e.g. 'Check the insurance before cancelling; refuse politely if absent'). Call "
             "add_skill again with both, or use section='harness' if the agent has no action to take."
         )
+    _refuse_missed_task(ctx.deps, "add_skill", section, issue, keywords, insight)
     source = _source_for(ctx.deps, "ADD", insight or issue)
     skill = _apply(
         ctx.deps,
@@ -134,6 +138,15 @@ async def update_skill(
     _refuse_unchanged(ctx.deps.skillbook, skill_id, issue, keywords, insight)
     _refuse_replaced_scope(ctx.deps, skill_id, issue, keywords)
     current = ctx.deps.skillbook.get_skill(skill_id)
+    if current is not None:
+        _refuse_missed_task(
+            ctx.deps,
+            "update_skill",
+            current.section,
+            issue,
+            current.keywords if keywords is None else keywords,
+            current.insight if insight is None else insight,
+        )
     source = _source_for(ctx.deps, "UPDATE", insight or issue, skill_id)
     _apply(
         ctx.deps,
@@ -187,6 +200,30 @@ def _refuse_replaced_scope(deps: SMDeps, skill_id: str, issue: str, keywords: li
             f"update_skill rejected: {skill_id} was learned from tasks such as {example!r} and the new issue "
             "no longer applies to them, so it would be a different skill, not a wider one. Keep this lesson "
             f"with add_skill; update {skill_id} only with an issue that still covers its own tasks."
+        )
+
+
+def _refuse_missed_task(
+    deps: SMDeps, tool: str, section: str, issue: str, keywords: Sequence[str], insight: str | None
+) -> None:
+    """A context skill whose issue the matcher would not match to the task its lesson comes from is
+    never offered for tasks like it: refuse it, asking for the issue in that task's words (see
+    `ace.roles._skill_scope`). Only with `require_task_match`; skipped for harness skills and
+    when the task is unknown."""
+    question = deps.current_source.sample_question
+    if not deps.require_task_match or section != "context" or not question:
+        return
+    try:
+        missed = misses_question(section, issue, keywords, insight, question, deps.embedder)
+    except SkillbookError:
+        return  # the operation itself rejects the fields
+    if missed:
+        example = question if len(question) <= 200 else question[:200] + "..."
+        raise ModelRetry(
+            f"{tool} rejected: the issue does not match the task this lesson comes from ({example!r}), so the "
+            "skill would never be offered for tasks like it. Write the issue as that kind of task, in the task's "
+            f"own words (what is asked, about what), not the answer or the lesson; the rule goes in insight. "
+            f"Call {tool} again."
         )
 
 

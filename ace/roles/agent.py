@@ -30,9 +30,14 @@ class _Answer(BaseModel):
             "One or two short sentences: how you reached the answer, naming the skill from <skills> you applied, "
             "if any."
         ),
-        json_schema_extra={"maxLength": 600},  # a cap only a grammar enforces (native output); never validated
+        json_schema_extra={"maxLength": 300},
     )
-    answer: str = Field(description="The final answer alone, exactly as it should be returned.")
+    answer: str = Field(
+        description="The final answer alone, exactly as it should be returned.", json_schema_extra={"maxLength": 600}
+    )
+    # The maxLength caps only a grammar enforces (native structured output), never validated: they end a
+    # small model's runaway in a field (seen: a 1.5B model repeating digits in `answer` to the output cap)
+    # and together fit the default output cap even at one token per character.
 
 
 class Agent:

@@ -68,15 +68,20 @@ class SkillManager:
         summary_model: str | Model | None = None,
         settings: RequestSettings | None = None,
         sandbox_eval: bool | Callable[[], Sandbox] = False,
+        require_task_match: bool = False,
     ) -> None:
         """`model` is a model string or a pydantic-ai Model; `embedder` serves search_skills
         (None: retrieval's default); `harmful_threshold` is N in "remove skills whose
         harmful_count >= N"; `settings` go with every request (default `DEFAULT_SETTINGS`).
         `sandbox_eval` opts in to the `sandbox_eval(code)` tool: False (default) leaves it
         out; True gives each session a `Sandbox` cut like the RecursiveReflector's; a callable is
-        the factory of each session's sandbox (e.g. `lambda: Sandbox(timeout_s=2)`). Raises
-        ValueError when `harmful_threshold` < 1."""
+        the factory of each session's sandbox (e.g. `lambda: Sandbox(timeout_s=2)`).
+        `require_task_match` refuses an add_skill / update_skill of a context skill whose issue the
+        `SkillMatcher` would not match to the task being learned from (the source's
+        `sample_question`): for matched injection on task texts, where such a skill is never
+        offered for tasks like it. Raises ValueError when `harmful_threshold` < 1."""
         self._embedder = embedder
+        self._require_task_match = require_task_match
         self._sandbox_factory: Callable[[], Sandbox] | None
         if callable(sandbox_eval):
             self._sandbox_factory = sandbox_eval
@@ -134,6 +139,7 @@ class SkillManager:
             current_source=source,
             injected_skill_ids=tuple(injected_skill_ids),
             embedder=self._embedder,
+            require_task_match=self._require_task_match,
         )
         if self._sandbox_factory is not None:
             deps.sandbox = LazySandbox(self._sandbox_factory, lambda: _sandbox_variables(usable, skillbook, deps))

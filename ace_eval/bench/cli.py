@@ -86,6 +86,12 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--skills-limit", type=positive_int, default=3, help="most skills the matcher injects (default 3)"
     )
+    parser.add_argument(
+        "--allow-unmatched-skills",
+        action="store_true",
+        help="let the SkillManager keep a skill whose issue does not match the question it is learned from "
+        "(default: refused, since the learned arm would never inject it there)",
+    )
     parser.add_argument("--max-workers", type=positive_int, default=1, help="items answered at once (default 1)")
     parser.add_argument(
         "--session-max-requests",
@@ -165,6 +171,7 @@ def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
         trials=args.trials,
         icl_budget=args.icl_budget,
         skills_limit=args.skills_limit,
+        require_task_match=not args.allow_unmatched_skills,
         agent_model=args.agent_model,
         reflector_model=args.reflector_model,
         skill_manager_model=args.skill_manager_model,

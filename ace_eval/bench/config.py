@@ -15,15 +15,12 @@ from ace_eval.role_models import OFFLINE_MODELS, SCRIPTED, ModelServer, layered_
 if TYPE_CHECKING:
     from ace.agentic import AgenticConfig
 
-__all__ = ["BENCH_ROLES", "AGENT_DEFAULT_SETTINGS", "BenchConfig", "BenchRole"]
+__all__ = ["BENCH_ROLES", "BenchConfig", "BenchRole"]
 
 BenchRole = Literal["agent", "reflector", "skill_manager"]
 """The roles of a benchmark run, each with its own model."""
 BENCH_ROLES: tuple[BenchRole, ...] = ("agent", "reflector", "skill_manager")
 """The roles in the order they are reported."""
-
-AGENT_DEFAULT_SETTINGS = Agent.DEFAULT_SETTINGS.overridden(max_output_tokens=256)
-"""The agent's requests: a short answer and its reasoning, so a runaway costs little."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +51,10 @@ class BenchConfig:
     """Tokens the `icl` arm's pasted experience may take (see `ace_eval.bench.arms.count_tokens`)."""
     skills_limit: int = 3
     """Most skills the matcher injects per task (training and the `learned` arm)."""
+    require_task_match: bool = True
+    """The SkillManager refuses a context skill whose issue the matcher would not match to the
+    question it is learned from (see `SkillManager(require_task_match=...)`): the `learned` arm
+    matches skills to questions, so such a skill would never reach tasks like it."""
     agent_model: str = SCRIPTED
     """The agent's model string ("scripted": the offline rule-based agent)."""
     reflector_model: str = SCRIPTED
@@ -95,7 +96,7 @@ class BenchConfig:
         """What every request of `role` carries: the role's default, then the run-wide values, then
         the role's own `role_settings`, each only where set. Raises ValueError for a value out of range."""
         default = {
-            "agent": AGENT_DEFAULT_SETTINGS,
+            "agent": Agent.DEFAULT_SETTINGS,
             "reflector": RecursiveReflector.DEFAULT_SETTINGS
             if self.reflector_type == "rr"
             else Reflector.DEFAULT_SETTINGS,

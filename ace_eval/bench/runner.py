@@ -158,7 +158,10 @@ async def run_bench_async(
     agent = Agent(resolved["agent"], settings=config.request_settings("agent"))
     reflector = _reflector(config, resolved["reflector"], skillbook)
     skill_manager = SkillManager(
-        resolved["skill_manager"], settings=config.request_settings("skill_manager"), config=config.agentic_config()
+        resolved["skill_manager"],
+        settings=config.request_settings("skill_manager"),
+        config=config.agentic_config(),
+        require_task_match=config.require_task_match,
     )
     roles = _Roles(agent, reflector, skill_manager)
     out = config.output_dir

@@ -22,6 +22,7 @@ from ace_eval.bench.scoring import pair_key
 
 def _run(tmp_path: Path, agent: ShoutAgent | None = None, task_set: Any = None, **changes: Any) -> BenchReport:
     agent = agent or ShoutAgent()
+    changes.setdefault("require_task_match", False)  # the matcher does not match the shout rule to "Say the word X."
     config = BenchConfig(output_dir=tmp_path / "run", **changes)
     models = {"agent": agent.model(), "reflector": quoting_reflector(), "skill_manager": shout_skill_manager()}
     return run_bench(config, task_set or shout_task_set(), log=lambda _: None, models=models)  # type: ignore[arg-type]
@@ -210,3 +211,10 @@ def test_the_learned_rule_reaches_the_agent_only_through_an_arm(tmp_path: Path) 
         assert [p.partition("<question>")[2].partition("</question>")[0].strip() for p in prompts] == questions
     assert not any(MARKER in p for p in none_prompts)
     assert all(MARKER in p for p in all_prompts)
+
+
+def test_by_default_a_skill_the_matcher_would_not_match_to_its_own_question_is_not_learned(tmp_path: Path) -> None:
+    report = _run(tmp_path, require_task_match=True, arms=("none", "learned"))
+
+    assert report.skills == ()  # learned with require_task_match=False (see the test above)
+    assert report.learning[0].status == "nothing learned"

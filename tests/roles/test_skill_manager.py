@@ -478,3 +478,64 @@ async def test_an_update_that_widens_the_issue_over_the_skills_own_tasks_is_appl
     assert _retries(model.requests[1]) == []
     assert [operation.type for operation in output.operations] == ["UPDATE"]
     assert skillbook.get_skill(skill_id).issue == widened
+
+
+def _learning_from(question: str) -> InsightSource:
+    return InsightSource(trace_uid="bench:train-2", sample_question=question)
+
+
+async def test_with_require_task_match_an_issue_that_misses_its_own_task_is_refused_until_it_names_the_task(
+    script, skillbook: Skillbook
+) -> None:
+    the_answer_as_issue = {
+        "section": "context",
+        "issue": "the expected answer is in the format 'YYYY.MM.DD', not 'DD.MM.YYYY'",
+        "keywords": ["date", "format"],
+        "insight": DATE_INSIGHT,
+    }
+    the_task_as_issue = {**the_answer_as_issue, "issue": DATE_ISSUE}
+    model = script(
+        [ToolCallPart("add_skill", the_answer_as_issue)], [ToolCallPart("add_skill", the_task_as_issue)], _finalize()
+    )
+
+    output = await SkillManager(model.model, require_task_match=True).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=_learning_from(DATE_QUESTION)
+    )
+
+    (retry,) = _retries(model.requests[1])
+    assert "add_skill rejected" in retry and DATE_QUESTION in retry
+    assert _retries(model.requests[2]) == []
+    assert [operation.type for operation in output.operations] == ["ADD"]
+    assert [skill.issue for skill in skillbook.skills()] == [DATE_ISSUE]
+
+
+async def test_with_require_task_match_an_update_that_does_not_cover_the_new_task_is_refused(
+    script, skillbook: Skillbook
+) -> None:
+    skill_id = _date_skill(skillbook)
+    weight_question = "The parcel for order 18904 weighs 6.25 kg. Write its weight for the shipping label."
+    kept_to_dates = {"skill_id": skill_id, "issue": "Writing a date on a delivery note or an invoice"}
+    model = script([ToolCallPart("update_skill", kept_to_dates)], _finalize())
+
+    output = await SkillManager(model.model, require_task_match=True).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=_learning_from(weight_question)
+    )
+
+    (retry,) = _retries(model.requests[1])
+    assert "update_skill rejected" in retry and weight_question in retry
+    assert output.operations == ()
+    assert skillbook.get_skill(skill_id).issue == DATE_ISSUE
+
+
+async def test_without_require_task_match_an_issue_that_misses_its_own_task_is_added(
+    script, skillbook: Skillbook
+) -> None:
+    off_task = {"section": "context", "issue": "Formatting numbers", "keywords": ["numbers"], "insight": DATE_INSIGHT}
+    model = script([ToolCallPart("add_skill", off_task)], _finalize())
+
+    output = await SkillManager(model.model).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=_learning_from(DATE_QUESTION)
+    )
+
+    assert _retries(model.requests[1]) == []
+    assert [operation.type for operation in output.operations] == ["ADD"]
