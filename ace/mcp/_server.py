@@ -30,6 +30,7 @@ from ace.retrieval import retrieve_top_k
 from ace.retrieval.embedder import Embedder, EmbeddingError
 from ace.retrieval.matching import DEFAULT_SHORTLIST_SIZE, SkillMatcher
 from ace.retrieval.rerankers import Reranker, RerankError
+from ace.retrieval.task_vector_cache import DEFAULT_CACHE_ENTRIES, TaskVectorCache
 from ace.serving import MAX_TASK_CHARS, FollowedSkillbook, ServedSkillbook, closing_lifespan, follow, match_json
 from ace.skillbook import Section, Skill, Skillbook, SkillbookError
 from ace.skillbook.storage import FileStore, open_store
@@ -77,6 +78,7 @@ def create_server(
     traces: str | os.PathLike[str] | None = None,
     trace_quota: TraceQuota | None = None,
     log_level: str = "warning",
+    task_cache_entries: int = DEFAULT_CACHE_ENTRIES,
 ) -> FastMCP:
     """The MCP server over `skillbook_path`; loads the file and builds the match index first.
 
@@ -89,15 +91,23 @@ def create_server(
     be loaded. Run it with `server.run("stdio")`, or set `server.settings.port` and
     `server.run("streamable-http")`: FastMCP's default host, 127.0.0.1, also turns on its
     DNS-rebinding protection; the endpoint is /mcp. `log_level` is FastMCP's (`debug` ... `error`;
-    it configures logging only when the application has not).
+    it configures logging only when the application has not). The vectors of the last
+    `task_cache_entries` distinct tasks are kept (`TaskVectorCache`; 0: none), so an agent that asks
+    about the same task again is answered without embedding it again; the answers are the same.
+    Raises `UsageError` for a negative `task_cache_entries`.
     """
+    if isinstance(task_cache_entries, bool) or not isinstance(task_cache_entries, int) or task_cache_entries < 0:
+        raise UsageError(f"task_cache_entries must be an integer >= 0, got {task_cache_entries!r}")
+    task_cache = TaskVectorCache(max_entries=task_cache_entries) if task_cache_entries else None
     if traces is None and not isinstance(open_store(skillbook_path), FileStore):
         raise UsageError(
             "a skillbook in PostgreSQL has no folder beside it: give `traces`, the folder record_trace writes to"
         )
     followed = follow(
         skillbook_path,
-        lambda skillbook: SkillMatcher(skillbook, embedder=embedder, reranker=reranker, floor=floor),
+        lambda skillbook: SkillMatcher(
+            skillbook, embedder=embedder, reranker=reranker, floor=floor, task_cache=task_cache
+        ),
     )
     queue = Path(traces) if traces is not None else trace_queue_path(skillbook_path)
     tools = _Tools(followed, embedder, queue, trace_quota if trace_quota is not None else TraceQuota())
