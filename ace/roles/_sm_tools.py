@@ -14,8 +14,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
+from pydantic import Field
 from pydantic_ai import ModelRetry, RunContext, Tool
 from pydantic_ai.tools import ToolDefinition
 
@@ -68,6 +69,18 @@ class SMDeps:
         return self.journal.operations
 
 
+def _grammar_capped(schema: dict[str, Any]) -> Any:
+    """`Field` of a tool parameter whose JSON-schema bounds only a grammar enforces: a server that
+    constrains tool calls by their schema (llama-server) then ends a small model's runaway in one
+    argument; the tool never validates them, so a longer argument from another model is kept."""
+    return Field(json_schema_extra=schema)
+
+
+_Issue = Annotated[str, _grammar_capped({"maxLength": 400})]
+_Insight = Annotated[str, _grammar_capped({"maxLength": 600})]
+_Keywords = Annotated[list[Annotated[str, _grammar_capped({"maxLength": 40})]], _grammar_capped({"maxItems": 5})]
+
+
 def _source_for(deps: SMDeps, operation_type: str, learning_text: str, skill_id: str | None = None) -> InsightSource:
     """The mutation's own record: the session's source with its operation, learning and relation
     to the skill (`skill_id` None: a new skill, of which this trace is the primary one)."""
@@ -93,9 +106,9 @@ def _apply(deps: SMDeps, tool: str, **fields: Any) -> Skill:
 async def add_skill(
     ctx: RunContext[SMDeps],
     section: Section,
-    issue: str,
-    keywords: list[str],
-    insight: str | None,
+    issue: _Issue,
+    keywords: _Keywords,
+    insight: _Insight | None,
 ) -> dict[str, Any]:
     """Add a new skill. Call search_skills first: never add what an existing skill covers.
 
@@ -129,9 +142,9 @@ async def add_skill(
 async def update_skill(
     ctx: RunContext[SMDeps],
     skill_id: str,
-    issue: str,
-    keywords: list[str] | None = None,
-    insight: str | None = None,
+    issue: _Issue,
+    keywords: _Keywords | None = None,
+    insight: _Insight | None = None,
 ) -> dict[str, Any]:
     """Rewrite a skill's issue (required, e.g. widened to cover a new domain) and optionally its
     keywords and insight (omit either to keep the current value)."""

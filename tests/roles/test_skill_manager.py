@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 from pydantic_ai.messages import ModelResponse, ToolCallPart, ToolReturnPart
-from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace.agentic import AgenticConfig
 from ace.roles import ReflectorOutput, SkillManager, SkillManagerIncompleteError
@@ -539,3 +539,27 @@ async def test_without_require_task_match_an_issue_that_misses_its_own_task_is_a
 
     assert _retries(model.requests[1]) == []
     assert [operation.type for operation in output.operations] == ["ADD"]
+
+
+async def test_skill_fields_are_bounded_in_the_tool_schema_only_so_a_longer_argument_is_still_applied(
+    skillbook: Skillbook, source: InsightSource
+) -> None:
+    offered: dict[str, dict[str, Any]] = {}
+    long_insight = "Write delivery-note dates as YYYY.MM.DD. " * 20  # ~840 characters, past the schema's 600
+    add = {"section": "context", "issue": DATE_ISSUE, "keywords": ["delivery note"], "insight": long_insight}
+    turns = iter([[ToolCallPart("add_skill", add)], _finalize()])
+
+    def respond(messages: list[Any], info: AgentInfo) -> ModelResponse:
+        offered.update({tool.name: tool.parameters_json_schema for tool in info.function_tools})
+        return ModelResponse(parts=next(turns))
+
+    output = await SkillManager(FunctionModel(respond)).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=source
+    )
+
+    add_schema, update_schema = offered["add_skill"]["properties"], offered["update_skill"]["properties"]
+    assert add_schema["issue"]["maxLength"] == update_schema["issue"]["maxLength"] == 400
+    assert add_schema["keywords"]["maxItems"] == 5 and add_schema["keywords"]["items"]["maxLength"] == 40
+    assert {"maxLength": 600, "type": "string"} in add_schema["insight"]["anyOf"]
+    assert [operation.type for operation in output.operations] == ["ADD"]
+    assert skillbook.skills()[0].insight == long_insight.strip()  # whole, past the schema bound
