@@ -10,7 +10,7 @@ from ace.cli._app import CommandError
 from ace.cli._logging import add_log_level_option, configure_logging
 from ace.cli._reranker import add_reranker_options, reranker_from_args
 from ace.cli._skillbook_file import skillbook_location
-from ace.cli.serve import DEFAULT_TASK_CACHE
+from ace.cli.serve import add_task_cache_option, check_task_cache
 
 if TYPE_CHECKING:
     from ace.mcp import TraceQuota
@@ -53,14 +53,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         help="most bytes of traces the folder may hold; record_trace is refused beyond (default 536870912, 512 MiB)",
     )
-    parser.add_argument(
-        "--task-cache",
-        type=int,
-        default=DEFAULT_TASK_CACHE,
-        metavar="N",
-        help=f"keep the vectors of the last N distinct tasks, so a repeated task is not embedded again "
-        f"(default {DEFAULT_TASK_CACHE:,}, at most 32 MiB; 0: none)",
-    )
+    add_task_cache_option(parser)
     add_reranker_options(parser)
     add_log_level_option(parser)
     parser.set_defaults(handler=_mcp)
@@ -79,8 +72,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
     if not 0 < args.port < 65536:
         raise CommandError(f"--port must be 1-65535, got {args.port}")
-    if args.task_cache < 0:
-        raise CommandError(f"--task-cache must be 0 (no cache) or more task vectors, got {args.task_cache}")
+    check_task_cache(args)
     require_file(args.path)
     configure_logging(args.log_level)
     if args.traces is None and not isinstance(open_store(args.path), FileStore):

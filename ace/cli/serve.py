@@ -32,6 +32,24 @@ DEFAULT_TASK_CACHE = 16_384
 _WILDCARDS = ("0.0.0.0", "::", "[::]", "")
 
 
+def add_task_cache_option(parser: argparse.ArgumentParser, *, per: str = "") -> None:
+    """`--task-cache N` of the commands that match tasks (`ace serve`, `ace mcp`); `per` qualifies the default."""
+    parser.add_argument(
+        "--task-cache",
+        type=int,
+        default=DEFAULT_TASK_CACHE,
+        metavar="N",
+        help=f"keep the vectors of the last N distinct tasks, so a repeated task is not embedded again "
+        f"({per}default {DEFAULT_TASK_CACHE:,}, at most 32 MiB; 0: none)",
+    )
+
+
+def check_task_cache(args: argparse.Namespace) -> None:
+    """Raise `CommandError` for a negative `--task-cache`."""
+    if args.task_cache < 0:
+        raise CommandError(f"--task-cache must be 0 (no cache) or more task vectors, got {args.task_cache}")
+
+
 def register(parser: argparse.ArgumentParser) -> None:
     """Fill the parser of `ace serve`."""
     from ace.cli._skillbook_file import skillbook_location
@@ -76,14 +94,7 @@ def register(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="serve from N processes (e.g. one per core), each following the skillbook (default 1)",
     )
-    parser.add_argument(
-        "--task-cache",
-        type=int,
-        default=DEFAULT_TASK_CACHE,
-        metavar="N",
-        help=f"keep the vectors of the last N distinct tasks, so a repeated task is not embedded again "
-        f"(per process; default {DEFAULT_TASK_CACHE:,}, at most 32 MiB; 0: none)",
-    )
+    add_task_cache_option(parser, per="per process; ")
     parser.add_argument(
         "--no-batching",
         action="store_true",
@@ -148,8 +159,7 @@ def _options(args: argparse.Namespace, allowed_hosts: list[str]) -> ServeOptions
         raise CommandError(f"--body-timeout must be more than 0 and at most 3600 seconds, got {args.body_timeout:g}")
     if not 1 <= args.workers <= MAX_WORKERS:
         raise CommandError(f"--workers must be within 1..{MAX_WORKERS}, got {args.workers}")
-    if args.task_cache < 0:
-        raise CommandError(f"--task-cache must be 0 (no cache) or more task vectors, got {args.task_cache}")
+    check_task_cache(args)
     # Edits are addressed to this machine by a loopback name, or to the address the server is bound to.
     hostnames = LOOPBACK_NAMES | ({args.host.lower().strip("[]")} if args.host not in _WILDCARDS else set())
     cores = os.cpu_count() or 1

@@ -11,6 +11,7 @@ from matching.fixture_skills import CountingEmbedder
 from mcp.types import TextContent
 from mcp_session import write_skillbook
 
+from ace.cli import main
 from ace.errors import UsageError
 from ace.mcp import create_server
 from ace.retrieval import default_embedder
@@ -44,3 +45,8 @@ async def test_a_repeated_task_is_embedded_once_and_answered_the_same(tmp_path: 
 def test_a_negative_cache_size_is_refused(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="task_cache_entries must be an integer >= 0"):
         create_server(write_skillbook(tmp_path), task_cache_entries=-1)
+
+
+def test_ace_mcp_refuses_a_negative_task_cache_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["mcp", str(write_skillbook(tmp_path)), "--task-cache", "-1"]) == 2
+    assert "--task-cache must be 0 (no cache) or more task vectors, got -1" in capsys.readouterr().err
