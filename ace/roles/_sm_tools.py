@@ -20,7 +20,8 @@ from pydantic import Field
 from pydantic_ai import ModelRetry, RunContext, Tool
 from pydantic_ai.tools import ToolDefinition
 
-from ace.retrieval import Embedder, retrieve_top_k
+from ace.errors import UsageError
+from ace.retrieval import Embedder, SkillMatcher
 from ace.roles._code_tool import LazySandbox, format_execution
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.roles._skill_scope import lost_questions, misses_question
@@ -289,23 +290,38 @@ async def search_skills(
     section: Section | None = None,
     keywords: list[str] | None = None,
 ) -> list[dict[str, Any]] | dict[str, Any]:
-    """Find up to `top_k` active skills whose issue, insight or keywords match `query`, optionally
-    only in `section` or with `keywords`; each with its counters. With no match:
+    """Find up to `top_k` active skills related to `query` (a lesson, an issue), best first,
+    optionally only in `section` or with `keywords`; each with its counters. With no match:
     `{"matches": [], "next": "add_skill"}`."""
     try:
-        skills = retrieve_top_k(
-            ctx.deps.skillbook,
-            query,
-            top_k=top_k,
-            section=section,
-            keywords=keywords,
-            embedder=ctx.deps.embedder,
-        )
+        skills = _related_skills(ctx.deps, query, top_k, section, keywords)
     except ValueError as exc:  # includes SkillbookError (bad keywords)
         raise ModelRetry(f"search_skills rejected: {exc}. Fix the arguments and search again.") from exc
     if not skills:
         return {"matches": [], "next": "add_skill"}  # said as data: small models copy sentences into fields
     return [skill_summary(skill) for skill in skills]
+
+
+def _related_skills(
+    deps: SMDeps, query: str, top_k: int, section: Section | None, keywords: list[str] | None
+) -> list[Skill]:
+    """The active skills in `section` carrying one of `keywords` (when given) that the
+    `SkillMatcher` matches to `query`, in its order. Related means what the matcher, the judge of
+    injection, finds: a retrieval ranking returns the nearest skills however far they are, and a
+    1.5B model took the only skill in the skillbook, a date format, for one "already covering" its
+    lessons on names, weights and refunds (the matcher scores those 0.03, the same rule restated
+    0.92). Raises ValueError for a blank query, a `top_k` below 1 or keywords a skill cannot have."""
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise UsageError(f"top_k must be a positive integer, got {top_k!r}")
+    wanted = set(normalize_keywords(keywords)) if keywords else set()
+    kept = {
+        skill.id: skill
+        for skill in deps.skillbook.skills()
+        if (section is None or skill.section == section) and (not wanted or wanted & set(skill.keywords))
+    }
+    matcher = SkillMatcher(deps.skillbook, embedder=deps.embedder)
+    matched = matcher.match(query, limit=matcher.shortlist_size)
+    return [kept[match.skill_id] for match in matched if match.skill_id in kept][:top_k]
 
 
 async def read_skill(ctx: RunContext[SMDeps], skill_id: str) -> dict[str, Any]:

@@ -133,7 +133,7 @@ def shout_skill_manager() -> FunctionModel:
                 ToolCallPart("tag_skill", {"skill_id": skill_id, "delta": 1 if correct else -1})
                 for skill_id in injected
             ]
-            return ModelResponse(parts=[*calls, ToolCallPart("search_skills", {"query": "say a word", "top_k": 1})])
+            return ModelResponse(parts=[*calls, ToolCallPart("search_skills", {"query": SHOUT_RULE.issue, "top_k": 1})])
         found = next(part.content for part in returns if part.tool_name == "search_skills")
         added = any(part.tool_name == "add_skill" for part in returns)
         if not added and not correct and "question: Say" in prompt and not isinstance(found, list):

@@ -563,3 +563,28 @@ async def test_skill_fields_are_bounded_in_the_tool_schema_only_so_a_longer_argu
     assert {"maxLength": 600, "type": "string"} in add_schema["insight"]["anyOf"]
     assert [operation.type for operation in output.operations] == ["ADD"]
     assert skillbook.skills()[0].insight == long_insight.strip()  # whole, past the schema bound
+
+
+async def test_search_skills_finds_the_same_rule_restated_and_never_an_unrelated_skill_because_it_is_the_only_one(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    iso = skillbook.add_skill(
+        "context",
+        "when a task requires formatting a date in ISO 8601 format",
+        ["date", "iso_8601"],
+        "Format the date as YYYY-MM-DD: October 26, 2025 -> 2025-10-26.",
+    )
+    restated = "Format dates in ISO 8601 as YYYY-MM-DD: October 26, 2025 -> 2025-10-26."
+    unrelated = "Write staff directory entries as SURNAME, Given name: Ben Garcia -> GARCIA, Ben."
+    model = script(
+        [ToolCallPart("search_skills", {"query": restated})],
+        [ToolCallPart("search_skills", {"query": unrelated})],
+        _finalize(),
+    )
+
+    await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    (found,) = _returns(model.requests[1], "search_skills")
+    (nothing,) = _returns(model.requests[2], "search_skills")
+    assert [skill["id"] for skill in found] == [iso.id]
+    assert nothing == {"matches": [], "next": "add_skill"}

@@ -12,6 +12,7 @@ from pydantic_ai.messages import ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace.agentic import AgenticConfig
+from ace.retrieval import SkillMatcher
 from ace.roles import ReflectorOutput, SkillManager, SkillManagerIncompleteError
 from ace.skillbook import InsightSource, Skillbook
 
@@ -36,8 +37,8 @@ FINALIZE = ToolCallPart("finalize", {"reasoning": "done"})
 
 
 def _populated(embedder: Any) -> Skillbook:
-    """Two skills with history, their search vectors made by the session's own embedder (as after
-    any earlier session)."""
+    """Two skills with history, their search and match vectors made by the session's own embedder
+    (as after any earlier session)."""
     book = Skillbook()
     taught = InsightSource(source_system="tau2-airline", trace_id="task-1")
     book.add_skill("context", "Cancellation rule.", ["cancel"], "Check insurance first.", insight_source=taught)
@@ -46,6 +47,7 @@ def _populated(embedder: Any) -> Skillbook:
     skills = book.skills()
     vectors = embedder.embed([skill.embedding_text() for skill in skills])
     book.set_embeddings({skill.id: vector for skill, vector in zip(skills, vectors)}, model=embedder.name)
+    SkillMatcher(book, embedder=embedder).refresh()
     return book
 
 
