@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field, JsonValue
+from pydantic import BaseModel, Field
 
+from ace.roles._schema_bounds import schema_bounds
 from ace.roles.outputs import ReflectorOutput
 from ace.skillbook import Skill, render_prompt
 from ace.untrusted import valid_unicode
@@ -14,16 +15,8 @@ from ace.untrusted import valid_unicode
 __all__ = ["Analysis", "final_answer", "render_task_inputs"]
 
 
-def _grammar_cap(characters: int) -> dict[str, JsonValue]:
-    """A field's `maxLength` in the JSON schema only, which only a grammar enforces
-    (`structured_output="native"` on llama-server or vLLM): it ends a small model's runaway loop in
-    one field instead of the output-token cap cutting the whole answer. Never validated, so a model
-    that writes more in a tool call is not rejected."""
-    return {"maxLength": characters}
-
-
-_SENTENCES = 500
-"""The cap of a one-or-two-sentence field."""
+_SENTENCES = schema_bounds(max_length=500)
+"""The bound of a one-or-two-sentence field."""
 
 
 class Analysis(BaseModel):
@@ -31,27 +24,27 @@ class Analysis(BaseModel):
 
     reasoning: str = Field(
         description="Your analysis of the trace, quoting the turns that matter (at most 150 words).",
-        json_schema_extra=_grammar_cap(1200),
+        json_schema_extra=schema_bounds(max_length=1200),
     )
     error_identification: str = Field(
         description=(
             "What went wrong, precisely (one or two sentences); when the feedback says the answer was wrong, "
             "how it differs from the expected one."
         ),
-        json_schema_extra=_grammar_cap(_SENTENCES),
+        json_schema_extra=_SENTENCES,
     )
     root_cause_analysis: str = Field(
-        description="Why it went wrong (one or two sentences).", json_schema_extra=_grammar_cap(_SENTENCES)
+        description="Why it went wrong (one or two sentences).", json_schema_extra=_SENTENCES
     )
     correct_approach: str = Field(
         description="What the agent should have done instead (one or two sentences).",
-        json_schema_extra=_grammar_cap(_SENTENCES),
+        json_schema_extra=_SENTENCES,
     )
     key_insight: str = Field(
         description=(
             "The single reusable lesson (one sentence): the rule for tasks of this kind, with this task as its example."
         ),
-        json_schema_extra=_grammar_cap(_SENTENCES),
+        json_schema_extra=_SENTENCES,
     )
 
     def to_output(self) -> ReflectorOutput:

@@ -12,6 +12,7 @@ sandbox. Tools are async so they run on the event loop one at a time, never raci
 from __future__ import annotations
 
 import difflib
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Annotated, Any
@@ -23,6 +24,7 @@ from pydantic_ai.tools import ToolDefinition
 from ace.errors import UsageError
 from ace.retrieval import Embedder, SkillMatcher
 from ace.roles._code_tool import LazySandbox, format_execution
+from ace.roles._schema_bounds import schema_bounds
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.roles._skill_scope import lost_questions, misses_question
 from ace.skillbook import (
@@ -64,22 +66,25 @@ class SMDeps:
     def __post_init__(self) -> None:
         self.journal = self.skillbook.journal()
 
+    @functools.cached_property
+    def matcher(self) -> SkillMatcher:
+        """The session's matcher over the skillbook (it follows the session's own mutations): what
+        search_skills calls related."""
+        return SkillMatcher(self.skillbook, embedder=self.embedder)
+
     @property
     def operations(self) -> list[UpdateOperation]:
         """The audit log: every mutation applied in this session, in order."""
         return self.journal.operations
 
 
-def _grammar_capped(schema: dict[str, Any]) -> Any:
-    """`Field` of a tool parameter whose JSON-schema bounds only a grammar enforces: a server that
-    constrains tool calls by their schema (llama-server) then ends a small model's runaway in one
-    argument; the tool never validates them, so a longer argument from another model is kept."""
-    return Field(json_schema_extra=schema)
-
-
-_Issue = Annotated[str, _grammar_capped({"maxLength": 400})]
-_Insight = Annotated[str, _grammar_capped({"maxLength": 600})]
-_Keywords = Annotated[list[Annotated[str, _grammar_capped({"maxLength": 40})]], _grammar_capped({"maxItems": 5})]
+_Issue = Annotated[str, Field(json_schema_extra=schema_bounds(max_length=400))]
+_Insight = Annotated[str, Field(json_schema_extra=schema_bounds(max_length=600))]
+_Keywords = Annotated[
+    list[Annotated[str, Field(json_schema_extra=schema_bounds(max_length=40))]],
+    Field(json_schema_extra=schema_bounds(max_items=5)),
+]
+"""The bounds of the skill fields in the add_skill / update_skill schemas (see `ace.roles._schema_bounds`)."""
 
 
 def _source_for(deps: SMDeps, operation_type: str, learning_text: str, skill_id: str | None = None) -> InsightSource:
@@ -319,8 +324,7 @@ def _related_skills(
         for skill in deps.skillbook.skills()
         if (section is None or skill.section == section) and (not wanted or wanted & set(skill.keywords))
     }
-    matcher = SkillMatcher(deps.skillbook, embedder=deps.embedder)
-    matched = matcher.match(query, limit=matcher.shortlist_size)
+    matched = deps.matcher.match(query, limit=deps.matcher.shortlist_size)
     return [kept[match.skill_id] for match in matched if match.skill_id in kept][:top_k]
 
 

@@ -14,6 +14,7 @@ from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
 from ace import tracing
 from ace.models import RecoveryEvent, RequestSettings, recovering, resolve_model
+from ace.roles._schema_bounds import schema_bounds
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput
 from ace.roles.prompts import AGENT_INSTRUCTIONS
@@ -25,19 +26,20 @@ __all__ = ["Agent"]
 
 
 class _Answer(BaseModel):
+    """The agent's answer; its bounds (`ace.roles._schema_bounds`) together fit the default output cap
+    even at one token per character."""
+
     reasoning: str = Field(
         description=(
             "One or two short sentences: how you reached the answer, naming the skill from <skills> you applied, "
             "if any."
         ),
-        json_schema_extra={"maxLength": 300},
+        json_schema_extra=schema_bounds(max_length=300),
     )
     answer: str = Field(
-        description="The final answer alone, exactly as it should be returned.", json_schema_extra={"maxLength": 600}
+        description="The final answer alone, exactly as it should be returned.",
+        json_schema_extra=schema_bounds(max_length=600),
     )
-    # The maxLength caps only a grammar enforces (native structured output), never validated: they end a
-    # small model's runaway in a field (seen: a 1.5B model repeating digits in `answer` to the output cap)
-    # and together fit the default output cap even at one token per character.
 
 
 class Agent:
