@@ -50,7 +50,7 @@ class ACE(Runner):
         `matched` (the default with a `matcher`: the matcher's up to `match_limit` skills for each
         task), `all` (the default without one: every active skill) or `tool` (a catalog of ids and
         issues, insights read through a `read_skill` tool). `environment` gives feedback (default:
-        none); `options` are the learning tail's (`reflect_workers`, `dedup_manager`,
+        none); `options` are the learning tail's (`reflect_workers`, `learn_from`, `dedup_manager`,
         `dedup_interval`, `checkpoint_dir`, `checkpoint_interval`). Raises ValueError for a matcher
         on another skillbook or a policy that does not fit the matcher."""
         skillbook = skillbook if skillbook is not None else Skillbook()

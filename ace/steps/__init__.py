@@ -3,26 +3,36 @@
 Foreground: `AgentStep` (answer with injected skills) -> `EvaluateStep` (feedback -> trace), or
 `LoadTracesStep` for recorded traces. Background (`learning_tail`): `ReflectStep` -> `UpdateStep`
 [-> `DeduplicateStep`] [-> `CheckpointStep`]. `ExportMarkdownStep` keeps a readable copy.
+`learn_from` (`LearnFrom`) says which samples the tail learns from. The names below are imported
+on first use.
 """
 
-from ace.steps.agent import AgentStep
-from ace.steps.checkpoint import CheckpointStep
-from ace.steps.context import ACEStepContext, Sample
-from ace.steps.deduplicate import DeduplicateStep
-from ace.steps.evaluate import EnvironmentResult, EvaluateStep, TaskEnvironment
-from ace.steps.export_markdown import ExportMarkdownStep
-from ace.steps.load_traces import LoadTracesStep
-from ace.steps.reflect import ReflectStep
-from ace.steps.tail import TailOptions, learning_tail
-from ace.steps.update import UpdateStep, insight_source_for
-from ace.traces import (
-    TraceFileError,
-    TraceIdentity,
-    TraceLocation,
-    infer_trace_identity,
-    load_trace_file,
-    trace_locations,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ace.lazy_exports import lazy_getattr
+
+if TYPE_CHECKING:
+    from ace.steps.agent import AgentStep
+    from ace.steps.checkpoint import CheckpointStep
+    from ace.steps.context import ACEStepContext, Sample
+    from ace.steps.deduplicate import DeduplicateStep
+    from ace.steps.evaluate import EnvironmentResult, EvaluateStep, TaskEnvironment
+    from ace.steps.export_markdown import ExportMarkdownStep
+    from ace.steps.learn_from import LEARN_FROM, LearnFrom
+    from ace.steps.load_traces import LoadTracesStep
+    from ace.steps.reflect import ReflectStep
+    from ace.steps.tail import TailOptions, learning_tail
+    from ace.steps.update import UpdateStep, insight_source_for
+    from ace.traces import (
+        TraceFileError,
+        TraceIdentity,
+        TraceLocation,
+        infer_trace_identity,
+        load_trace_file,
+        trace_locations,
+    )
 
 __all__ = [
     "ACEStepContext",
@@ -32,6 +42,8 @@ __all__ = [
     "EnvironmentResult",
     "EvaluateStep",
     "ExportMarkdownStep",
+    "LEARN_FROM",
+    "LearnFrom",
     "LoadTracesStep",
     "ReflectStep",
     "Sample",
@@ -47,3 +59,32 @@ __all__ = [
     "load_trace_file",
     "trace_locations",
 ]
+
+_EXPORTS: dict[str, str] = {
+    "ACEStepContext": "ace.steps.context",
+    "AgentStep": "ace.steps.agent",
+    "CheckpointStep": "ace.steps.checkpoint",
+    "DeduplicateStep": "ace.steps.deduplicate",
+    "EnvironmentResult": "ace.steps.evaluate",
+    "EvaluateStep": "ace.steps.evaluate",
+    "ExportMarkdownStep": "ace.steps.export_markdown",
+    "LEARN_FROM": "ace.steps.learn_from",
+    "LearnFrom": "ace.steps.learn_from",
+    "LoadTracesStep": "ace.steps.load_traces",
+    "ReflectStep": "ace.steps.reflect",
+    "Sample": "ace.steps.context",
+    "TailOptions": "ace.steps.tail",
+    "TaskEnvironment": "ace.steps.evaluate",
+    "TraceFileError": "ace.traces",
+    "TraceIdentity": "ace.traces",
+    "TraceLocation": "ace.traces",
+    "UpdateStep": "ace.steps.update",
+    "infer_trace_identity": "ace.traces",
+    "insight_source_for": "ace.steps.update",
+    "learning_tail": "ace.steps.tail",
+    "load_trace_file": "ace.traces",
+    "trace_locations": "ace.traces",
+}
+"""Where each lazily imported name of `__all__` lives."""
+
+__getattr__ = lazy_getattr(__name__, _EXPORTS)

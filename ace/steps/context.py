@@ -30,6 +30,9 @@ class ACEStepContext(StepContext):
     """The Reflector's analyses of `trace` (a failed one has `failed=True`; see `reflection_failure`)."""
     skill_manager_output: SkillManagerOutput | None = None
     """The audit log of the SkillManager session that learned from this sample."""
+    learning_skipped: str | None = None
+    """Why the learning tail left this sample alone (e.g. a success under `learn_from="failures"`);
+    None when it was reflected on."""
     injected_skill_ids: tuple[str, ...] = ()
     """Ids of the skills that were rendered into the agent's prompt for this sample."""
     skillbook: SkillbookView | None = None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ace.errors import UsageError
 from ace.roles import ReflectorLike
 from ace.steps.context import ACEStepContext
+from ace.steps.learn_from import LEARN_FROM, LearnFrom, skip_reason
 from ace.traces.fields import trace_feedback, trace_ground_truth, trace_question
 
 __all__ = ["DEFAULT_REFLECT_WORKERS", "ReflectStep"]
@@ -18,19 +19,31 @@ class ReflectStep:
 
     Accepts a `Reflector` or a `RecursiveReflector` alike (anything `ReflectorLike`). It is the
     async boundary: learning runs in the background while the next samples are answered. A failed
-    reflection is kept as such (`failed=True`); UpdateStep will not learn from it.
+    reflection is kept as such (`failed=True`); UpdateStep will not learn from it. With
+    `learn_from="failures"` an unaided full success is not reflected on: `ctx.learning_skipped`
+    says so and UpdateStep leaves it alone.
     """
 
     requires = frozenset({"trace", "injected_skill_ids"})
     provides = frozenset({"reflections"})
     async_boundary = True
 
-    def __init__(self, reflector: ReflectorLike, *, max_workers: int = DEFAULT_REFLECT_WORKERS) -> None:
+    def __init__(
+        self, reflector: ReflectorLike, *, max_workers: int = DEFAULT_REFLECT_WORKERS, learn_from: LearnFrom = "all"
+    ) -> None:
+        """Raises UsageError for a `learn_from` that is not one of `LEARN_FROM`."""
+        if learn_from not in LEARN_FROM:
+            raise UsageError(f"learn_from must be one of {', '.join(LEARN_FROM)}; got {learn_from!r}")
         self._reflector = reflector
         self.max_workers = max_workers
         """How many reflections may run at once."""
+        self.learn_from: LearnFrom = learn_from
+        """Which samples are reflected on (`ace.steps.learn_from.LearnFrom`)."""
 
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
+        skipped = skip_reason(self.learn_from, ctx.trace, ctx.injected_skill_ids)
+        if skipped is not None:
+            return ctx.replace(learning_skipped=skipped)
         if ctx.injected_skill_ids and ctx.skillbook is None:
             # Without the view the reflector would be told that no skill was injected, which is false.
             raise UsageError(

@@ -14,6 +14,7 @@ from ace.skillbook import Skillbook
 from ace.steps.checkpoint import CheckpointStep
 from ace.steps.context import ACEStepContext
 from ace.steps.deduplicate import DeduplicateStep
+from ace.steps.learn_from import LearnFrom
 from ace.steps.reflect import DEFAULT_REFLECT_WORKERS, ReflectStep
 from ace.steps.update import UpdateStep
 
@@ -25,6 +26,8 @@ class TailOptions(TypedDict, total=False):
 
     reflect_workers: int
     """Reflections running at once (default `DEFAULT_REFLECT_WORKERS`, 4)."""
+    learn_from: LearnFrom
+    """Which samples are reflected on: `all` (default) or `failures` (`ace.steps.learn_from.LearnFrom`)."""
     dedup_manager: DeduplicationManager | None
     """Consolidate duplicate skills every `dedup_interval` samples (default: no deduplication)."""
     dedup_interval: int
@@ -46,7 +49,11 @@ def learning_tail(
     Put it after whatever produces `ctx.trace` (AgentStep + EvaluateStep, or LoadTracesStep).
     ReflectStep is the async boundary, so these steps run in the background.
     """
-    reflect = ReflectStep(reflector, max_workers=options.get("reflect_workers", DEFAULT_REFLECT_WORKERS))
+    reflect = ReflectStep(
+        reflector,
+        max_workers=options.get("reflect_workers", DEFAULT_REFLECT_WORKERS),
+        learn_from=options.get("learn_from", "all"),
+    )
     steps: list[Step[ACEStepContext]] = [reflect, UpdateStep(skill_manager, skillbook)]
     dedup_manager = options.get("dedup_manager")
     if dedup_manager is not None:

@@ -38,6 +38,7 @@ class UpdateStep:
     """Run one SkillManager session for the sample; the skillbook is mutated when it returns.
 
     The SkillManager is shown the run's outcome (the trace's feedback) next to the injected skills.
+    A sample the ReflectStep skipped (`ctx.learning_skipped`) passes through untouched.
 
     `max_workers = 1`: updates are serialised, so each session sees the previous one's skills.
     """
@@ -51,6 +52,8 @@ class UpdateStep:
         self._skillbook = skillbook
 
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
+        if ctx.learning_skipped is not None:
+            return ctx
         output = await self._skill_manager.update_skills(
             reflections=ctx.reflections,
             skillbook=self._skillbook,

@@ -5,7 +5,7 @@
   simulation), OpenTelemetry GenAI span files (OTLP JSON lines, one trace per root agent run,
   `_otel`), read as untrusted input: `trace_locations`, `trace_at`, `load_trace_file`;
 - identity (`identity`): the `trace_uid` provenance records name a trace by;
-- fields (`fields`): the question, feedback and ground truth of a trace of any shape;
+- fields (`fields`): the question, feedback, ground truth and reward of a trace of any shape;
 - rendering (`rendering`): a trace as the text a Reflector reads, within a character budget.
 
 The steps of the loop compose these (`ace.steps.LoadTracesStep`, `ReflectStep`, `UpdateStep`);
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from ace.lazy_exports import lazy_getattr
 
 if TYPE_CHECKING:
-    from ace.traces.fields import trace_feedback, trace_ground_truth, trace_question
+    from ace.traces.fields import trace_feedback, trace_ground_truth, trace_question, trace_reward
     from ace.traces.files import (
         MAX_LINE_BYTES,
         MAX_TRACE_FILE_BYTES,
@@ -51,6 +51,7 @@ __all__ = [
     "trace_ground_truth",
     "trace_locations",
     "trace_question",
+    "trace_reward",
     "truncate_middle",
 ]
 
@@ -71,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "trace_ground_truth": "ace.traces.fields",
     "trace_locations": "ace.traces.files",
     "trace_question": "ace.traces.fields",
+    "trace_reward": "ace.traces.fields",
     "truncate_middle": "ace.traces.rendering",
 }
 """Where each lazily imported name of `__all__` lives."""

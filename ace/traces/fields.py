@@ -7,7 +7,7 @@ from typing import Any
 
 from ace.traces.sample import Sample
 
-__all__ = ["trace_feedback", "trace_ground_truth", "trace_question"]
+__all__ = ["trace_feedback", "trace_ground_truth", "trace_question", "trace_reward"]
 
 
 def trace_question(sample: object, trace: Any) -> str:
@@ -54,4 +54,23 @@ def trace_ground_truth(sample: object, trace: Any) -> str | None:
         return sample.ground_truth
     if isinstance(trace, Mapping) and trace.get("ground_truth") is not None:
         return str(trace["ground_truth"])
+    return None
+
+
+def trace_reward(trace: Any) -> float | None:
+    """The run's graded reward: a tau2 simulation's `reward_info.reward` (the trace's `simulation`,
+    or the trace itself), else the environment's `reward` or `correct` metric (1.0 is a full
+    success); None when the trace carries no grade."""
+    if not isinstance(trace, Mapping):
+        return None
+    nested = trace.get("simulation")
+    simulation: Mapping[str, Any] = nested if isinstance(nested, Mapping) else trace
+    reward_info = simulation.get("reward_info")
+    if isinstance(reward_info, Mapping) and isinstance(reward_info.get("reward"), (int, float)):
+        return float(reward_info["reward"])
+    metrics = trace.get("metrics")
+    if isinstance(metrics, Mapping):
+        graded = metrics.get("reward", metrics.get("correct"))
+        if isinstance(graded, (int, float)):
+            return float(graded)
     return None

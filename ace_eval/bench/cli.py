@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from ace.cli import CommandError, positive_int
+from ace.steps.learn_from import LEARN_FROM
 from ace_eval.bench.names import ARMS, FEEDBACK_MODES, Arm
 from ace_eval.role_models import ModelServer, add_role_model_flags, role_settings_from_args
 
@@ -73,6 +74,13 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--train-epochs", type=positive_int, default=1, help="passes over the training items (default 1)"
+    )
+    parser.add_argument(
+        "--learn-from",
+        choices=LEARN_FROM,
+        default="all",
+        help="all: learn from every training answer (default); failures: skip a right answer into which "
+        "no skill was injected",
     )
     parser.add_argument("--train-limit", type=positive_int, help="use only the first N training items")
     parser.add_argument("--test-limit", type=positive_int, help="use only the first N test items")
@@ -166,6 +174,7 @@ def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
         arms=cast("tuple[Arm, ...]", arms),
         feedback=args.feedback,
         train_epochs=args.train_epochs,
+        learn_from=args.learn_from,
         train_limit=args.train_limit,
         test_limit=args.test_limit,
         trials=args.trials,

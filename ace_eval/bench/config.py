@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ace.models import RequestSettings, StructuredOutput
 from ace.roles import Agent, RecursiveReflector, Reflector, SkillManager
+from ace.steps.learn_from import LearnFrom
 from ace_eval.bench.names import ARMS, LEARNING_ARMS, Arm, FeedbackMode
 from ace_eval.role_models import OFFLINE_MODELS, SCRIPTED, ModelServer, layered_settings
 
@@ -41,6 +42,9 @@ class BenchConfig:
     """What the learner is told about each training answer."""
     train_epochs: int = 1
     """Passes over the training items (epochs are barriers: each sees the skills of the last)."""
+    learn_from: LearnFrom = "all"
+    """Which training answers are learned from: `all`, or `failures` (not an unaided right answer;
+    see `ace.steps.learn_from.LearnFrom`)."""
     train_limit: int | None = None
     """Use only the first N training items."""
     test_limit: int | None = None

@@ -174,7 +174,8 @@ async def run_bench_async(
     experiences: list[Experience] = []
     if config.learns:
         log(
-            f"learning: {len(train)} training items x {config.train_epochs} epoch(s), feedback {config.feedback} "
+            f"learning: {len(train)} training items x {config.train_epochs} epoch(s), feedback {config.feedback}, "
+            f"learning from {config.learn_from} "
             f"(agent {config.agent_model}, {config.reflector_type} reflector {config.reflector_model}, "
             f"skill manager {config.skill_manager_model})"
         )
@@ -260,6 +261,7 @@ async def _learn(
         matcher=SkillMatcher(skillbook),
         match_limit=config.skills_limit,
         reflect_workers=config.max_workers,
+        learn_from=config.learn_from,
     )
     return await ace.run_async(
         bench_samples(train),

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from ace.cli import CommandError, positive_int
 from ace.roles import SKILL_INJECTIONS
+from ace.steps.learn_from import LEARN_FROM
 from ace_eval.role_models import OFFLINE_MODELS, add_role_model_flags, role_settings_from_args
 from ace_eval.span_export import add_span_options
 
@@ -56,6 +57,13 @@ def register(parser: argparse.ArgumentParser) -> None:
         "--train-epochs",
         type=positive_int,
         help="passes over the train split (default 2), or over --traces (default 1)",
+    )
+    parser.add_argument(
+        "--learn-from",
+        choices=LEARN_FROM,
+        default="all",
+        help="all: learn from every simulation (default); failures: skip a full-reward simulation into which "
+        "no skill was injected",
     )
     parser.add_argument("--num-trials", type=positive_int, default=1)
     parser.add_argument("--max-num-steps", type=positive_int, default=200)
@@ -139,6 +147,7 @@ def _config(args: argparse.Namespace) -> E2EConfig:
         max_steps=args.max_num_steps,
         max_workers=args.max_workers,
         train_epochs=args.train_epochs,
+        learn_from=args.learn_from,
         benchmark=not args.no_benchmark,
         allow_test_overlap=args.allow_test_overlap,
         max_output_tokens=args.max_output_tokens,

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ace.errors import UsageError
 from ace.roles import SkillInjection
+from ace.steps.learn_from import LearnFrom
 from ace_eval.role_models import OFFLINE_MODELS, SCRIPTED, check_role_models, layered_settings
 
 if TYPE_CHECKING:
@@ -83,6 +84,9 @@ class E2EConfig:
     train_epochs: int | None = None
     """Passes over the train split (or the traces), each with the skills learned so far; None: 2
     when learning online, 1 from recorded traces."""
+    learn_from: LearnFrom = "all"
+    """Which simulations are learned from: `all`, or `failures` (not a full-reward simulation into
+    which no skill was injected; see `ace.steps.learn_from.LearnFrom`)."""
     benchmark: bool = True
     """Run the paired benchmark (baseline vs learned skills) after learning."""
     allow_test_overlap: bool = False

@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from ace.pipeline import SampleResult, StepEvent
 from ace.steps import ACEStepContext, Sample, infer_trace_identity
+from ace.traces import trace_reward
 from ace_eval.e2e.preflight import UnusableTrace
 
 __all__ = [
@@ -149,6 +150,8 @@ def _classify(ctx: ACEStepContext, *, error: Exception | None, failed_at: str | 
     if error is not None:
         detail = f"{failed_at}: {type(error).__name__}: {error}"
         return dataclasses.replace(failed, detail=detail, simulation_failed=failed_at in SIMULATION_STEPS)
+    if ctx.learning_skipped is not None:
+        return dataclasses.replace(failed, status="nothing learned", detail=f"not learned from: {ctx.learning_skipped}")
     if ctx.reflection_failure is not None:
         return dataclasses.replace(failed, detail=f"ReflectStep: the reflection failed: {ctx.reflection_failure}")
     output = ctx.skill_manager_output
@@ -195,18 +198,10 @@ def _run_facts(ctx: ACEStepContext) -> tuple[str | None, int | None, float | Non
         trial = sample.metadata.get("trial")
     trace = ctx.trace if isinstance(ctx.trace, Mapping) else {}
     simulation = trace.get("simulation")
-    reward = None
     if isinstance(simulation, Mapping):
         task_id = str(simulation.get("task_id", task_id))
         trial = simulation.get("trial", trial)
-        reward_info = simulation.get("reward_info")
-        if isinstance(reward_info, Mapping) and reward_info.get("reward") is not None:
-            reward = float(reward_info["reward"])
-    metrics = trace.get("metrics")
-    if reward is None and isinstance(metrics, Mapping):
-        graded = metrics.get("reward", metrics.get("correct"))
-        reward = float(graded) if isinstance(graded, (int, float)) else None
-    return task_id, trial, reward
+    return task_id, trial, trace_reward(trace)
 
 
 def learning_summary(

@@ -236,6 +236,7 @@ async def _learn(
         skill_injection=config.skill_injection,
         match_limit=config.skills_limit,
         reflect_workers=config.max_workers,
+        learn_from=config.learn_from,
     )
     return await ace.run_async(
         samples, epochs=epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch
@@ -253,7 +254,11 @@ async def _learn_offline(
     """Learning from recorded simulations: the `TraceAnalyser` over `traces`."""
     reflector, skill_manager = learners
     analyser = TraceAnalyser.from_roles(
-        reflector=reflector, skill_manager=skill_manager, skillbook=skillbook, reflect_workers=config.max_workers
+        reflector=reflector,
+        skill_manager=skill_manager,
+        skillbook=skillbook,
+        reflect_workers=config.max_workers,
+        learn_from=config.learn_from,
     )
     return await analyser.run_async(
         traces, epochs=config.epochs, workers=config.max_workers, after_step=train_log.hook, on_epoch_end=end_epoch

@@ -41,7 +41,7 @@ def test_offline_conventions_run_is_a_plumbing_check_and_says_so(
     assert (out / "skillbook.json").exists() and (out / "train_log.jsonl").exists()
 
 
-def test_report_names_the_verdict_feedback_mode(tmp_path: Path) -> None:
+def test_report_names_the_verdict_feedback_mode_and_what_was_learned_from(tmp_path: Path) -> None:
     out = tmp_path / "run"
     assert (
         main(
@@ -56,6 +56,8 @@ def test_report_names_the_verdict_feedback_mode(tmp_path: Path) -> None:
                 "3",
                 "--feedback",
                 "verdict",
+                "--learn-from",
+                "failures",
                 "--arms",
                 "none,icl",
             ]
@@ -63,8 +65,10 @@ def test_report_names_the_verdict_feedback_mode(tmp_path: Path) -> None:
         == 0
     )
     data = json.loads((out / "report.json").read_text(encoding="utf-8"))
-    assert data["feedback"] == "verdict" and data["arms"] == ["none", "icl"]
-    assert "feedback while learning: `verdict`" in (out / "report.md").read_text(encoding="utf-8")
+    assert data["feedback"] == "verdict" and data["learn_from"] == "failures" and data["arms"] == ["none", "icl"]
+    assert "feedback while learning: `verdict`, learning from `failures`" in (out / "report.md").read_text(
+        encoding="utf-8"
+    )
     assert data["targets"]["learned_beats_none"] is None  # the learned arm did not run
 
 

@@ -8,7 +8,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bench_roles import MARKER, SHOUT_RULE, ShoutAgent, quoting_reflector, shout_skill_manager, shout_task_set
+from bench_roles import (
+    MARKER,
+    SHOUT_RULE,
+    ShoutAgent,
+    quoting_reflector,
+    shout_items,
+    shout_skill_manager,
+    shout_task_set,
+)
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -16,8 +24,12 @@ from ace.retrieval import SkillMatcher
 from ace.skillbook import Skillbook
 from ace_eval.bench.arms import ARMS, count_tokens
 from ace_eval.bench.config import BenchConfig
+from ace_eval.bench.items import BenchItem
+from ace_eval.bench.report import report_dict
 from ace_eval.bench.runner import BenchReport, run_bench
 from ace_eval.bench.scoring import pair_key
+from ace_eval.bench.task_set import TaskSet
+from ace_eval.scripted.messages import between, first_user_prompt
 
 
 def _run(tmp_path: Path, agent: ShoutAgent | None = None, task_set: Any = None, **changes: Any) -> BenchReport:
@@ -218,3 +230,34 @@ def test_by_default_a_skill_the_matcher_would_not_match_to_its_own_question_is_n
 
     assert report.skills == ()  # learned with require_task_match=False (see the test above)
     assert report.learning[0].status == "nothing learned"
+
+
+def test_learning_from_failures_leaves_a_right_training_answer_alone_but_keeps_it_for_icl(tmp_path: Path) -> None:
+    control = BenchItem("train-control", "train", "Repeat the word frost.", "frost", control=True)
+    task_set = TaskSet(name="shout", items=(control, *shout_items(train=1)), rules={"shout": SHOUT_RULE})
+    reflected: list[str] = []
+
+    def recording_reflector(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        reflected.append(re.sub(r"\s+", " ", between(first_user_prompt(messages), "<question>", "</question>")).strip())
+        return quoting_reflector().function(messages, info)  # type: ignore[misc, return-value]
+
+    config = BenchConfig(
+        output_dir=tmp_path / "run", arms=("learned", "icl"), learn_from="failures", require_task_match=False
+    )
+    models = {
+        "agent": ShoutAgent().model(),
+        "reflector": FunctionModel(recording_reflector),
+        "skill_manager": shout_skill_manager(),
+    }
+    report = run_bench(config, task_set, log=lambda _: None, models=models)  # type: ignore[arg-type]
+
+    assert reflected == ["Say the word apple."]
+    assert [(o.task_id, o.status) for o in report.learning] == [
+        ("train-control", "nothing learned"),
+        ("train-1", "learned"),
+    ]
+    assert (
+        report.learning[0].detail == "not learned from: a full success with no skill injected (learn_from='failures')"
+    )
+    assert report.icl is not None and report.icl.included == 2  # the raw experience keeps every graded answer
+    assert report_dict(report)["learn_from"] == "failures"

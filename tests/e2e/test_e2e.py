@@ -315,6 +315,17 @@ def test_a_bad_traces_file_is_a_failure_of_its_own_and_the_good_file_is_learned_
     assert next(line for line in logged if line["status"] == "failed")["source_file"] == str(bad)
 
 
+def test_learning_from_failures_leaves_the_unaided_full_reward_simulations_alone(tmp_path: Path) -> None:
+    report, _ = _online(tmp_path, "all", learn_from="failures", train_epochs=1, benchmark=False)
+
+    unaided_successes = [o for o in report.learning if o.reward == 1.0 and not o.injected_skill_ids]
+    the_rest = [o for o in report.learning if o not in unaided_successes]
+    assert unaided_successes and the_rest
+    assert all(o.status == "nothing learned" and o.detail.startswith("not learned from") for o in unaided_successes)
+    assert not any(o.detail.startswith("not learned from") for o in the_rest)
+    assert any(o.status == "learned" for o in the_rest)
+
+
 def test_offline_learning_from_recorded_traces(tmp_path: Path, recorded_dir: Path) -> None:
     recorded = shutil.copy(recorded_dir / "tau2trace_gpt-4.1-mini_airline_1sim.json", tmp_path)
     out = tmp_path / "run"
