@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from ace.roles.injected_skills import InjectedSkills
     from ace.roles.injection import SKILL_INJECTIONS, SkillInjection
     from ace.roles.outputs import AgentOutput, ReflectorOutput, SkillManagerOutput
-    from ace.roles.protocols import AgentLike, ReflectorLike, SkillManagerLike
+    from ace.roles.protocols import AgentLike, ReflectorLike, SessionCheck, SkillManagerLike
     from ace.roles.recursive_reflector import RecursiveReflector, RRDeps
     from ace.roles.reflector import Reflector
     from ace.roles.skill_manager import DEFAULT_HARMFUL_THRESHOLD, SkillManager, SkillManagerIncompleteError, SMDeps
@@ -45,6 +45,7 @@ __all__ = [
     "SkillInjection",
     "SkillManager",
     "SkillManagerIncompleteError",
+    "SessionCheck",
     "SkillManagerLike",
     "SkillManagerOutput",
     "SkillSource",
@@ -69,6 +70,7 @@ _EXPORTS: dict[str, str] = {
     "SkillInjection": "ace.roles.injection",
     "SkillManager": "ace.roles.skill_manager",
     "SkillManagerIncompleteError": "ace.roles.skill_manager",
+    "SessionCheck": "ace.roles.protocols",
     "SkillManagerLike": "ace.roles.protocols",
     "SkillManagerOutput": "ace.roles.outputs",
     "SkillSource": "ace.roles.skill_source",

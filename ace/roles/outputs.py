@@ -81,3 +81,9 @@ class SkillManagerOutput:
     unbacked_claims: tuple[str, ...] = ()
     """Operation kinds (`ADD`, `UPDATE`, `TAG`, `REMOVE`) that `reasoning` says were done but that
     no successful tool call did: the account is wrong there (small models do this)."""
+    undone: tuple[UpdateOperation, ...] = ()
+    """The mutations a finished session made and a failed check undid (`operations` is then
+    empty); see `undone_because`."""
+    undone_because: str | None = None
+    """Why the session's mutations were undone after finalize (e.g. the lesson did not fix its
+    own task when rechecked); None when they were kept."""

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.outputs import AgentOutput, ReflectorOutput, SkillManagerOutput
 from ace.roles.skill_source import SkillSource
-from ace.skillbook import InsightSource, Skill, Skillbook
+from ace.skillbook import InsightSource, Skill, Skillbook, UpdateOperation
 from ace.traces import Sample
 
-__all__ = ["AgentLike", "ReflectorLike", "SkillManagerLike"]
+__all__ = ["AgentLike", "ReflectorLike", "SessionCheck", "SkillManagerLike"]
+
+SessionCheck = Callable[[Sequence[UpdateOperation]], Awaitable[str | None]]
+"""Judges a finished SkillManager session by its mutations, applied: None keeps them, a reason
+undoes them (e.g. `ace.steps.Recheck`: the lesson must fix the task it came from)."""
 
 
 @runtime_checkable
@@ -65,7 +69,10 @@ class SkillManagerLike(Protocol):
         question_context: str = "",
         progress: str = "",
         outcome: str = "",
+        check: SessionCheck | None = None,
     ) -> SkillManagerOutput:
         """Mutate `skillbook` from `reflections`; `outcome` is the environment's verdict on the run
-        (e.g. its reward), by which injected skills are tagged. Returns the audit log."""
+        (e.g. its reward), by which injected skills are tagged. `check`, when given, runs after a
+        finished session with its mutations applied; a reason it returns undoes them all. Returns
+        the audit log."""
         ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections import Counter
@@ -21,6 +22,7 @@ from ace.roles._code_tool import LazySandbox, default_sandbox
 from ace.roles._sm_tools import SANDBOX_EVAL_TOOL, SM_TOOLS, SMDeps
 from ace.roles.outputs import ReflectorOutput, SkillManagerOutput
 from ace.roles.prompts import skill_manager_instructions
+from ace.roles.protocols import SessionCheck
 from ace.skillbook import InsightSource, Skillbook, UpdateOperation
 
 __all__ = ["DEFAULT_HARMFUL_THRESHOLD", "SMDeps", "SkillManager", "SkillManagerIncompleteError", "unbacked_claims"]
@@ -119,6 +121,7 @@ class SkillManager:
         question_context: str = "",
         progress: str = "",
         outcome: str = "",
+        check: SessionCheck | None = None,
     ) -> SkillManagerOutput:
         """Run one session that turns `reflections` into mutations of `skillbook`.
 
@@ -129,7 +132,9 @@ class SkillManager:
 
         All-or-nothing: when the session stops before finalize, every mutation it made is rolled
         back and SkillManagerIncompleteError is raised; any other exception (cancellation included)
-        rolls back too and propagates unchanged.
+        rolls back too and propagates unchanged. `check(operations)` runs after a finished session
+        that made mutations, with them applied: a reason it returns rolls them all back (the output
+        lists them in `undone`, with `undone_because`); an exception it raises rolls back too.
         """
         usable = [reflection for reflection in reflections if not reflection.failed]
         if not usable:
@@ -158,12 +163,23 @@ class SkillManager:
         if not result.finished or reasoning is None:  # a single tool-call pass (max_requests=1) without finalize
             raise _rolled_back(deps, "the single tool-call pass ended without finalize")
         operations = tuple(deps.operations)
-        return SkillManagerOutput(
+        output = SkillManagerOutput(
             reasoning=reasoning,
             operations=operations,
             finished=True,
             unbacked_claims=unbacked_claims(reasoning, operations),
         )
+        if check is None or not operations:
+            return output
+        try:
+            reason = await check(operations)
+        except BaseException:
+            deps.journal.rollback()
+            raise
+        if reason is None:
+            return output
+        deps.journal.rollback()
+        return dataclasses.replace(output, operations=(), undone=operations, undone_because=reason)
 
 
 def _rolled_back(deps: SMDeps, why: str) -> SkillManagerIncompleteError:

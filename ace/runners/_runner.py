@@ -13,7 +13,7 @@ from ace.models import ModelConfigurationError
 from ace.pipeline import Pipeline, SampleResult, StepEvent, StepHook, run_blocking
 from ace.roles import ReflectorLike, SkillManagerLike
 from ace.skillbook import Skillbook
-from ace.steps import ACEStepContext, TailOptions, learning_tail
+from ace.steps import ACEStepContext, Recheck, TailOptions, learning_tail
 
 __all__ = ["EpochCallback", "Runner"]
 
@@ -40,10 +40,11 @@ class Runner:
         skillbook: Skillbook,
         extra_steps: Sequence[Any] | None,
         options: TailOptions,
+        recheck: Recheck | None = None,
     ) -> Pipeline:
         """The pipeline `head + learning_tail(...) + extra_steps`; raises the pipeline's
         construction errors for a mis-wired step."""
-        tail = learning_tail(reflector, skill_manager, skillbook, **options)
+        tail = learning_tail(reflector, skill_manager, skillbook, recheck=recheck, **options)
         return Pipeline([*head, *tail, *(extra_steps or ())], name=name)
 
     def run_epochs(

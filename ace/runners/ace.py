@@ -13,7 +13,7 @@ from ace.retrieval.matching import SkillMatcher
 from ace.roles import AgentLike, ReflectorLike, SkillInjection, SkillManagerLike
 from ace.runners._runner import EpochCallback, Runner
 from ace.skillbook import Skillbook, SkillbookView
-from ace.steps import ACEStepContext, AgentStep, EvaluateStep, Sample, TailOptions, TaskEnvironment
+from ace.steps import ACEStepContext, AgentStep, EvaluateStep, Recheck, Sample, TailOptions, TaskEnvironment
 
 __all__ = ["ACE"]
 
@@ -43,6 +43,7 @@ class ACE(Runner):
         matcher: SkillMatcher | None = None,
         skill_injection: SkillInjection | None = None,
         match_limit: int = 3,
+        recheck: bool = False,
         extra_steps: Sequence[Any] | None = None,
         **options: Unpack[TailOptions],
     ) -> ACE:
@@ -50,17 +51,23 @@ class ACE(Runner):
         `matched` (the default with a `matcher`: the matcher's up to `match_limit` skills for each
         task), `all` (the default without one: every active skill) or `tool` (a catalog of ids and
         issues, insights read through a `read_skill` tool). `environment` gives feedback (default:
-        none); `options` are the learning tail's (`reflect_workers`, `learn_from`, `dedup_manager`,
-        `dedup_interval`, `checkpoint_dir`, `checkpoint_interval`). Raises ValueError for a matcher
-        on another skillbook or a policy that does not fit the matcher."""
+        none); `recheck` keeps a skill a SkillManager session added or updated only if the agent,
+        answering the same sample again with it, gets it fully right (`ace.steps.Recheck`; needs an
+        environment that grades). `options` are the learning tail's (`reflect_workers`,
+        `learn_from`, `dedup_manager`, `dedup_interval`, `checkpoint_dir`, `checkpoint_interval`).
+        Raises UsageError for a matcher on another skillbook, a policy that does not fit the
+        matcher, or `recheck` without an environment."""
         skillbook = skillbook if skillbook is not None else Skillbook()
         if matcher is not None and not _follows(matcher, skillbook):
             raise UsageError(
                 "the matcher follows another skillbook than the one being learned; build it as "
                 "SkillMatcher(skillbook) and pass that same skillbook to from_roles"
             )
+        if recheck and environment is None:
+            raise UsageError("recheck needs an environment that grades the answers; pass environment=...")
         agent_step = AgentStep(agent, skillbook, injection=skill_injection, matcher=matcher, match_limit=match_limit)
-        head: list[Any] = [agent_step, EvaluateStep(environment)]
+        evaluate_step = EvaluateStep(environment)
+        head: list[Any] = [agent_step, evaluate_step]
         pipeline = cls.assemble(
             "ACE",
             head,
@@ -69,6 +76,7 @@ class ACE(Runner):
             skillbook=skillbook,
             extra_steps=extra_steps,
             options=options,
+            recheck=Recheck(agent_step, evaluate_step) if recheck else None,
         )
         return cls(pipeline, skillbook, head=Pipeline(head, name="ACE.evaluate"))
 

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from ace.steps.export_markdown import ExportMarkdownStep
     from ace.steps.learn_from import LEARN_FROM, LearnFrom
     from ace.steps.load_traces import LoadTracesStep
+    from ace.steps.recheck import Recheck
     from ace.steps.reflect import ReflectStep
     from ace.steps.tail import TailOptions, learning_tail
     from ace.steps.update import UpdateStep, insight_source_for
@@ -45,6 +46,7 @@ __all__ = [
     "LEARN_FROM",
     "LearnFrom",
     "LoadTracesStep",
+    "Recheck",
     "ReflectStep",
     "Sample",
     "TailOptions",
@@ -71,6 +73,7 @@ _EXPORTS: dict[str, str] = {
     "LEARN_FROM": "ace.steps.learn_from",
     "LearnFrom": "ace.steps.learn_from",
     "LoadTracesStep": "ace.steps.load_traces",
+    "Recheck": "ace.steps.recheck",
     "ReflectStep": "ace.steps.reflect",
     "Sample": "ace.steps.context",
     "TailOptions": "ace.steps.tail",

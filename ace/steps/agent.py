@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ace.errors import UsageError
 from ace.retrieval.matching import SkillMatcher
-from ace.roles import AgentLike, SkillInjection, SkillSource
+from ace.roles import AgentLike, AgentOutput, SkillInjection, SkillSource
 from ace.skillbook import Skillbook
 from ace.steps.context import ACEStepContext, Sample
 
@@ -51,10 +51,16 @@ class AgentStep:
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
         if not isinstance(ctx.sample, Sample):
             raise TypeError(f"AgentStep needs a Sample as ctx.sample; got {type(ctx.sample).__name__}")
+        output = await self.answer(ctx.sample)
+        self._skillbook.mark_used(output.injected_skill_ids)
+        return ctx.replace(agent_output=output, injected_skill_ids=output.injected_skill_ids)
+
+    async def answer(self, sample: Sample) -> AgentOutput:
+        """The agent's answer to `sample` with the skills the policy hands out now, counting no use
+        (a recheck of a lesson is not a use). Raises UsageError when the agent reports a skill its
+        source never handed out."""
         source = self._new_source()
-        output = await self._agent.answer(
-            ctx.sample.question, context=ctx.sample.context, skills=source, sample=ctx.sample
-        )
+        output = await self._agent.answer(sample.question, context=sample.context, skills=source, sample=sample)
         handed_out = set(source.used_skill_ids)
         claimed = [skill_id for skill_id in output.injected_skill_ids if skill_id not in handed_out]
         if claimed:
@@ -62,8 +68,7 @@ class AgentStep:
                 f"the agent reported skills {claimed} as injected, but its SkillSource never handed them "
                 f"out (it handed out {sorted(handed_out) or 'none'}); report source.used_skill_ids"
             )
-        self._skillbook.mark_used(output.injected_skill_ids)
-        return ctx.replace(agent_output=output, injected_skill_ids=output.injected_skill_ids)
+        return output
 
     def _new_source(self) -> SkillSource:
         return SkillSource(

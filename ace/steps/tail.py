@@ -15,6 +15,7 @@ from ace.steps.checkpoint import CheckpointStep
 from ace.steps.context import ACEStepContext
 from ace.steps.deduplicate import DeduplicateStep
 from ace.steps.learn_from import LearnFrom
+from ace.steps.recheck import Recheck
 from ace.steps.reflect import DEFAULT_REFLECT_WORKERS, ReflectStep
 from ace.steps.update import UpdateStep
 
@@ -42,19 +43,23 @@ def learning_tail(
     reflector: ReflectorLike,
     skill_manager: SkillManagerLike,
     skillbook: Skillbook,
+    *,
+    recheck: Recheck | None = None,
     **options: Unpack[TailOptions],
 ) -> list[Step[ACEStepContext]]:
     """ReflectStep -> UpdateStep [-> DeduplicateStep] [-> CheckpointStep].
 
     Put it after whatever produces `ctx.trace` (AgentStep + EvaluateStep, or LoadTracesStep).
-    ReflectStep is the async boundary, so these steps run in the background.
+    ReflectStep is the async boundary, so these steps run in the background. `recheck` (an agent
+    and an environment, so only after AgentStep + EvaluateStep) makes UpdateStep keep a new or
+    changed skill only if it fixes the sample it came from.
     """
     reflect = ReflectStep(
         reflector,
         max_workers=options.get("reflect_workers", DEFAULT_REFLECT_WORKERS),
         learn_from=options.get("learn_from", "all"),
     )
-    steps: list[Step[ACEStepContext]] = [reflect, UpdateStep(skill_manager, skillbook)]
+    steps: list[Step[ACEStepContext]] = [reflect, UpdateStep(skill_manager, skillbook, recheck=recheck)]
     dedup_manager = options.get("dedup_manager")
     if dedup_manager is not None:
         steps.append(DeduplicateStep(dedup_manager, skillbook, interval=options.get("dedup_interval", 10)))

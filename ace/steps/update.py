@@ -6,6 +6,7 @@ from ace.roles import SkillManagerLike
 from ace.roles.provenance import trace_refs_for
 from ace.skillbook import InsightSource, Skillbook
 from ace.steps.context import ACEStepContext, Sample
+from ace.steps.recheck import Recheck
 from ace.traces import infer_trace_identity
 from ace.traces.fields import trace_feedback, trace_question
 
@@ -38,7 +39,9 @@ class UpdateStep:
     """Run one SkillManager session for the sample; the skillbook is mutated when it returns.
 
     The SkillManager is shown the run's outcome (the trace's feedback) next to the injected skills.
-    A sample the ReflectStep skipped (`ctx.learning_skipped`) passes through untouched.
+    A sample the ReflectStep skipped (`ctx.learning_skipped`) passes through untouched. With a
+    `recheck`, a session that added or updated a skill keeps it only if the agent then gets the
+    sample fully right (`Recheck`); otherwise the output lists the undone mutations.
 
     `max_workers = 1`: updates are serialised, so each session sees the previous one's skills.
     """
@@ -47,9 +50,12 @@ class UpdateStep:
     provides = frozenset({"skill_manager_output"})
     max_workers = 1
 
-    def __init__(self, skill_manager: SkillManagerLike, skillbook: Skillbook) -> None:
+    def __init__(
+        self, skill_manager: SkillManagerLike, skillbook: Skillbook, *, recheck: Recheck | None = None
+    ) -> None:
         self._skill_manager = skill_manager
         self._skillbook = skillbook
+        self._recheck = recheck
 
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
         if ctx.learning_skipped is not None:
@@ -62,5 +68,6 @@ class UpdateStep:
             question_context=trace_question(ctx.sample, ctx.trace),
             progress=f"epoch {ctx.epoch}/{ctx.total_epochs}, sample {ctx.sample_index + 1}/{ctx.samples_per_epoch}",
             outcome=trace_feedback(ctx.trace) or "",
+            check=self._recheck.check_for(ctx) if self._recheck is not None else None,
         )
         return ctx.replace(skill_manager_output=output)

@@ -45,6 +45,9 @@ class BenchConfig:
     learn_from: LearnFrom = "all"
     """Which training answers are learned from: `all`, or `failures` (not an unaided right answer;
     see `ace.steps.learn_from.LearnFrom`)."""
+    recheck: bool = False
+    """Keep a new or changed skill only if the agent, answering its training item again with it,
+    gets it right (`ACE.from_roles(recheck=True)`)."""
     train_limit: int | None = None
     """Use only the first N training items."""
     test_limit: int | None = None

@@ -175,7 +175,7 @@ async def run_bench_async(
     if config.learns:
         log(
             f"learning: {len(train)} training items x {config.train_epochs} epoch(s), feedback {config.feedback}, "
-            f"learning from {config.learn_from} "
+            f"learning from {config.learn_from}{', rechecked' if config.recheck else ''} "
             f"(agent {config.agent_model}, {config.reflector_type} reflector {config.reflector_model}, "
             f"skill manager {config.skill_manager_model})"
         )
@@ -260,6 +260,7 @@ async def _learn(
         skillbook=skillbook,
         matcher=SkillMatcher(skillbook),
         match_limit=config.skills_limit,
+        recheck=config.recheck,
         reflect_workers=config.max_workers,
         learn_from=config.learn_from,
     )

@@ -65,6 +65,11 @@ def register(parser: argparse.ArgumentParser) -> None:
         help="all: learn from every simulation (default); failures: skip a full-reward simulation into which "
         "no skill was injected",
     )
+    parser.add_argument(
+        "--recheck",
+        action="store_true",
+        help="online: keep a new or changed skill only if its simulation, run again with it, gets full reward",
+    )
     parser.add_argument("--num-trials", type=positive_int, default=1)
     parser.add_argument("--max-num-steps", type=positive_int, default=200)
     parser.add_argument("--max-workers", type=positive_int, default=4)
@@ -148,6 +153,7 @@ def _config(args: argparse.Namespace) -> E2EConfig:
         max_workers=args.max_workers,
         train_epochs=args.train_epochs,
         learn_from=args.learn_from,
+        recheck=args.recheck,
         benchmark=not args.no_benchmark,
         allow_test_overlap=args.allow_test_overlap,
         max_output_tokens=args.max_output_tokens,

@@ -87,6 +87,9 @@ class E2EConfig:
     learn_from: LearnFrom = "all"
     """Which simulations are learned from: `all`, or `failures` (not a full-reward simulation into
     which no skill was injected; see `ace.steps.learn_from.LearnFrom`)."""
+    recheck: bool = False
+    """Keep a new or changed skill only if the simulation it came from, run again with it, gets
+    full reward (online learning only: `ACE.from_roles(recheck=True)`)."""
     benchmark: bool = True
     """Run the paired benchmark (baseline vs learned skills) after learning."""
     allow_test_overlap: bool = False

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ace.pipeline import SampleResult, StepEvent
+from ace.skillbook import UpdateOperation
 from ace.steps import ACEStepContext, Sample, infer_trace_identity
 from ace.traces import trace_reward
 from ace_eval.e2e.preflight import UnusableTrace
@@ -158,14 +159,19 @@ def _classify(ctx: ACEStepContext, *, error: Exception | None, failed_at: str | 
     if output is None or not output.finished:
         detail = "UpdateStep: the SkillManager session did not finish" + (f" ({output.reasoning})" if output else "")
         return dataclasses.replace(failed, detail=detail)
-    operations = tuple(
-        f"{op.type} {op.skill_id}" + (f" {op.delta:+d}" if op.type == "TAG" and op.delta is not None else "")
-        for op in output.operations
-    )
+    if output.undone_because is not None:
+        undone = ", ".join(_operation_line(op) for op in output.undone)
+        detail = f"undone ({undone}): {output.undone_because}"
+        return dataclasses.replace(failed, status="nothing learned", detail=detail)
+    operations = tuple(_operation_line(op) for op in output.operations)
     status: LearningStatus = "learned" if operations else "nothing learned"
     return dataclasses.replace(
         failed, status=status, operations=operations, detail=output.reasoning, unbacked_claims=output.unbacked_claims
     )
+
+
+def _operation_line(op: UpdateOperation) -> str:
+    return f"{op.type} {op.skill_id}" + (f" {op.delta:+d}" if op.type == "TAG" and op.delta is not None else "")
 
 
 def _trace_uid(ctx: ACEStepContext) -> str | None:

@@ -36,8 +36,8 @@ __all__ = [
 
 
 def check_config(config: E2EConfig) -> None:
-    """Raise `E2EInputError` for a setting out of range, mixed offline/real roles, or a real model
-    whose provider credential is missing."""
+    """Raise `E2EInputError` for a setting out of range, `recheck` with recorded traces, mixed
+    offline/real roles, or a real model whose provider credential is missing."""
     limits = {
         "num_trials": config.num_trials,
         "max_steps": config.max_steps,
@@ -58,6 +58,10 @@ def check_config(config: E2EConfig) -> None:
     if config.skill_injection not in SKILL_INJECTIONS:
         raise E2EInputError(
             f"skill_injection must be one of {', '.join(SKILL_INJECTIONS)}; got {config.skill_injection!r}"
+        )
+    if config.recheck and config.traces:
+        raise E2EInputError(
+            "--recheck runs the agent again on a training task, so it needs online learning: drop --traces"
         )
     config.check_roles()
 

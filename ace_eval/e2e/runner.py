@@ -235,6 +235,7 @@ async def _learn(
         matcher=SkillMatcher(skillbook) if config.skill_injection == "matched" else None,
         skill_injection=config.skill_injection,
         match_limit=config.skills_limit,
+        recheck=config.recheck,
         reflect_workers=config.max_workers,
         learn_from=config.learn_from,
     )

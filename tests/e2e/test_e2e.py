@@ -235,6 +235,10 @@ def test_a_session_without_operation_is_nothing_learned_and_a_failed_reflection_
             ],
             "unknown litellm provider",
         ),
+        (
+            ["--recheck", "--traces", "tests/data"],
+            "--recheck runs the agent again on a training task, so it needs online learning: drop --traces",
+        ),
     ],
 )
 def test_bad_roles_exit_2_in_one_line_before_any_model_is_called(

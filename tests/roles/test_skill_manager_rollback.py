@@ -13,7 +13,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace.agentic import AgenticConfig
 from ace.retrieval import SkillMatcher
-from ace.roles import ReflectorOutput, SkillManager, SkillManagerIncompleteError
+from ace.roles import ReflectorOutput, SessionCheck, SkillManager, SkillManagerIncompleteError
 from ace.skillbook import InsightSource, Skillbook
 
 REFLECTION = ReflectorOutput(
@@ -58,7 +58,9 @@ def _saved(book: Skillbook, path: Path) -> tuple[bytes, dict[str, Any]]:
     return path.read_bytes(), vectors
 
 
-async def _session(script, book: Skillbook, embedder, *turns: Any, max_requests: int = 20) -> Any:
+async def _session(
+    script, book: Skillbook, embedder, *turns: Any, max_requests: int = 20, check: SessionCheck | None = None
+) -> Any:
     model = script(*turns)
     return await SkillManager(
         model.model, embedder=embedder, config=AgenticConfig(max_requests=max_requests)
@@ -67,6 +69,7 @@ async def _session(script, book: Skillbook, embedder, *turns: Any, max_requests:
         skillbook=book,
         source=InsightSource(source_system="tau2-airline", trace_id="task-9"),
         injected_skill_ids=("context-00001",),
+        check=check,
     )
 
 
@@ -183,3 +186,54 @@ async def test_after_a_rollback_the_next_added_skill_takes_the_id_the_failed_ses
         await _session(script, book, embedder, [ADD], _raising("provider died"))
 
     assert book.add_skill("harness", "Next.", ["k"]).id == "harness-00002"
+
+
+async def test_a_finished_session_whose_check_fails_is_undone_and_says_what_and_why(
+    script, tmp_path: Path, embedder
+) -> None:
+    book = _populated(embedder)
+    before = _saved(book, tmp_path / "before.json")
+    checked: list[list[str]] = []
+
+    async def check(operations: Any) -> str | None:
+        checked.append([op.type for op in operations])
+        assert book.get_skill("harness-00002") is not None  # the check sees the session's mutations applied
+        return "the lesson did not fix its own task"
+
+    output = await _session(script, book, embedder, [ADD, UPDATE], [TAG, FINALIZE], check=check)
+
+    assert checked == [["ADD", "UPDATE", "TAG"]]
+    assert output.finished and output.operations == ()
+    assert [op.type for op in output.undone] == ["ADD", "UPDATE", "TAG"]
+    assert output.undone_because == "the lesson did not fix its own task"
+    assert _saved(book, tmp_path / "after.json") == before
+
+
+async def test_a_check_that_passes_keeps_the_session_and_one_that_raises_undoes_it(
+    script, tmp_path: Path, embedder
+) -> None:
+    async def passes(operations: Any) -> str | None:
+        return None
+
+    async def raises(operations: Any) -> str | None:
+        raise RuntimeError("the recheck's agent fell over")
+
+    kept = _populated(embedder)
+    output = await _session(script, kept, embedder, [ADD, FINALIZE], check=passes)
+    assert [op.type for op in output.operations] == ["ADD"] and output.undone == () and output.undone_because is None
+    assert kept.get_skill("harness-00002") is not None
+
+    book = _populated(embedder)
+    before = _saved(book, tmp_path / "before.json")
+    with pytest.raises(RuntimeError, match="fell over"):
+        await _session(script, book, embedder, [ADD, FINALIZE], check=raises)
+    assert _saved(book, tmp_path / "after.json") == before
+
+
+async def test_a_session_without_mutations_is_not_checked(script, embedder) -> None:
+    async def never(operations: Any) -> str | None:
+        raise AssertionError("a session that changed nothing has nothing to check")
+
+    output = await _session(script, _populated(embedder), embedder, [SEARCH], [FINALIZE], check=never)
+
+    assert output.finished and output.operations == () and output.undone_because is None

@@ -1,0 +1,119 @@
+"""`ACE.from_roles(recheck=True)`: a lesson is kept only if it fixes the sample it was learned from."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from loop_roles import reflector_model, user_prompt
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from ace.errors import UsageError
+from ace.roles import Agent, AgentOutput, Reflector, SkillManager
+from ace.runners import ACE
+from ace.skillbook import Skillbook, UpdateOperation
+from ace.steps import AgentStep, EnvironmentResult, EvaluateStep, Recheck, Sample
+from ace.steps.context import ACEStepContext
+
+SAMPLE = Sample("six times nine?", ground_truth="54", id="q")
+
+
+class GroundTruthEnvironment:
+    def evaluate(self, sample: Sample, agent_output: AgentOutput) -> EnvironmentResult:
+        correct = agent_output.answer == sample.ground_truth
+        return EnvironmentResult(feedback="correct" if correct else "wrong", metrics={"correct": float(correct)})
+
+
+class FollowingAgent:
+    """Answers 54 when a skill in its prompt says so, else 42; counts its requests."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+
+    def model(self) -> FunctionModel:
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            self.requests += 1
+            skills = user_prompt(messages).partition("<skills>")[2].partition("</skills>")[0]
+            answer = "54" if "the answer is 54" in skills else "42"
+            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"reasoning": "r", "answer": answer})])
+
+        return FunctionModel(respond)
+
+
+def _skill_manager(insight: str) -> SkillManager:
+    """Adds one context skill with `insight`, then finalizes."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if any(m.kind == "request" and any(p.part_kind == "tool-return" for p in m.parts) for m in messages):
+            return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "added the lesson"})])
+        add = {
+            "section": "context",
+            "issue": "Multiplying small numbers",
+            "keywords": ["arithmetic"],
+            "insight": insight,
+        }
+        return ModelResponse(parts=[ToolCallPart("add_skill", add)])
+
+    return SkillManager(FunctionModel(respond))
+
+
+def _learn(insight: str) -> tuple[ACE, FollowingAgent, ACEStepContext]:
+    agent = FollowingAgent()
+    ace = ACE.from_roles(
+        agent=Agent(agent.model()),
+        environment=GroundTruthEnvironment(),
+        reflector=Reflector(reflector_model()),
+        skill_manager=_skill_manager(insight),
+        recheck=True,
+    )
+    [result] = ace.run([SAMPLE])
+    assert result.error is None
+    return ace, agent, result.output
+
+
+def test_a_lesson_that_fixes_its_own_sample_is_kept_and_the_recheck_counts_no_use() -> None:
+    ace, agent, ctx = _learn("When multiplying six by nine, the answer is 54.")
+
+    assert agent.requests == 2  # the sample, then the recheck with the new skill
+    assert [op.type for op in ctx.skill_manager_output.operations] == ["ADD"]
+    [skill] = ace.skillbook.skills()
+    assert skill.insight == "When multiplying six by nine, the answer is 54." and skill.used_count == 0
+
+
+def test_a_lesson_that_does_not_fix_its_own_sample_is_undone_and_the_output_says_why() -> None:
+    ace, agent, ctx = _learn("Be careful with arithmetic.")
+
+    assert agent.requests == 2
+    output = ctx.skill_manager_output
+    assert output.operations == () and [op.type for op in output.undone] == ["ADD"]
+    assert output.undone_because == (
+        "the lesson did not fix its own task: answering it again with skills ['context-00001'], "
+        "the agent said '42' (reward 0; feedback: wrong)"
+    )
+    assert ace.skillbook.to_dict() == Skillbook().to_dict()  # no skill, and the id counter wound back
+
+
+async def test_a_session_that_only_tags_or_removes_is_not_rechecked() -> None:
+    class Unreachable:
+        async def answer(self, *args: Any, **kwargs: Any) -> AgentOutput:
+            raise AssertionError("no recheck for a session without ADD or UPDATE")
+
+    recheck = Recheck(AgentStep(Unreachable(), Skillbook()), EvaluateStep(GroundTruthEnvironment()))
+    check = recheck.check_for(ACEStepContext(sample=SAMPLE))
+    operations = [
+        UpdateOperation(type="TAG", skill_id="context-00001", delta=1),
+        UpdateOperation(type="REMOVE", skill_id="context-00002"),
+    ]
+
+    assert await check(operations) is None
+
+
+def test_recheck_without_an_environment_is_refused() -> None:
+    with pytest.raises(UsageError, match="recheck needs an environment"):
+        ACE.from_roles(
+            agent=Agent(FollowingAgent().model()),
+            reflector=Reflector(reflector_model()),
+            skill_manager=_skill_manager("x"),
+            recheck=True,
+        )
