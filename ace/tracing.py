@@ -8,6 +8,8 @@ process until they configure one or the other.
 `span_attributes(...)` adds attributes to every span opened inside it (in this task or thread):
 the pipeline uses it so that a SkillManager session or a skillbook mutation deep inside a step
 carries the step's `ace.trace_uid`, `ace.sample_id` and `ace.epoch` without being told.
+`no_spans()` opens none inside it: for scratch work on a throwaway skillbook, whose memory
+operations would otherwise read as the real skillbook's.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator, Mapping
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -38,6 +40,7 @@ __all__ = [
     "capture_content",
     "instrumentation",
     "memory_span",
+    "no_spans",
     "span",
     "span_attributes",
 ]
@@ -64,6 +67,7 @@ MemoryOperation = Literal["create_memory", "update_memory", "delete_memory", "se
 
 _content_captured = False
 _INHERITED: ContextVar[Mapping[str, Any]] = ContextVar("ace_span_attributes", default=MappingProxyType({}))
+_SILENCED: ContextVar[bool] = ContextVar("ace_no_spans", default=False)
 _OTEL_TRACER = trace.get_tracer("ace")
 
 
@@ -81,7 +85,10 @@ class SpanHandle(Protocol):
 
 def span(name: str, /, **attributes: Any) -> AbstractContextManager[SpanHandle]:
     """Open a span called `name` (used as is: no template) with `attributes` plus the inherited
-    ones (`span_attributes`); None values are left out. Exceptions escaping it are recorded."""
+    ones (`span_attributes`); None values are left out. Exceptions escaping it are recorded.
+    Inside `no_spans()` nothing is opened."""
+    if _SILENCED.get():
+        return nullcontext(_NO_SPAN)
     merged = {**_INHERITED.get(), **{key: value for key, value in attributes.items() if value is not None}}
     logfire = _configured_logfire()
     if logfire is not None:
@@ -117,6 +124,16 @@ def span_attributes(**attributes: Any) -> Iterator[None]:
         yield
     finally:
         _INHERITED.reset(token)
+
+
+@contextmanager
+def no_spans() -> Iterator[None]:
+    """Open no span of the library inside this block (in this task or thread)."""
+    token = _SILENCED.set(True)
+    try:
+        yield
+    finally:
+        _SILENCED.reset(token)
 
 
 def capture_content(enabled: bool = True) -> None:
@@ -180,3 +197,19 @@ def _otel_values(attributes: Mapping[str, Any]) -> dict[str, Any]:
         else:
             values[key] = json.dumps(value, default=str, sort_keys=True)
     return values
+
+
+class _NoSpan:
+    """The span handle of `no_spans()`: records nothing."""
+
+    def set_attribute(self, key: str, value: Any) -> None:
+        pass
+
+    def set_attributes(self, attributes: dict[str, Any]) -> None:
+        pass
+
+    def record_exception(self, exception: BaseException, *, escaped: bool = False) -> None:
+        pass
+
+
+_NO_SPAN = _NoSpan()

@@ -89,3 +89,15 @@ def test_span_attributes_reach_every_span_opened_inside_and_inner_values_win(cap
     spans = {s["name"]: s["attributes"] for s in capfire.exporter.exported_spans_as_dict()}
     assert (spans["inner"]["ace.trace_uid"], spans["inner"]["ace.epoch"]) == ("crm:1", 2)
     assert "ace.trace_uid" not in spans["outside"]
+
+
+def test_no_spans_silences_the_library_inside_the_block_only(capfire: CaptureLogfire) -> None:
+    from ace.skillbook import Skillbook
+
+    with tracing.no_spans(), tracing.span("scratch") as scratch:
+        scratch.set_attributes({"ignored": 1})
+        Skillbook().add_skill("context", "A probe's issue", ["probe"], "A probe's insight.")
+    with tracing.span("after"):
+        pass
+
+    assert [s["name"] for s in capfire.exporter.exported_spans_as_dict()] == ["after"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ace import tracing
 from ace.retrieval import Embedder, SkillMatcher
 from ace.skillbook import Skill, Skillbook
 
@@ -63,8 +64,10 @@ def _matched(
     insight: str | None,
     embedder: Embedder | None,
 ) -> tuple[str, ...]:
-    """The questions a one-skill skillbook holding that skill matches."""
-    probe = Skillbook()
-    probe.add_skill(section, issue, keywords, insight)  # SkillbookError for bad fields
-    matcher = SkillMatcher(probe, embedder=embedder)
-    return tuple(question for question in questions if matcher.match(question, limit=1))
+    """The questions a one-skill skillbook holding that skill matches (a probe: its adds and
+    matches open no span, which would read as the real skillbook's)."""
+    with tracing.no_spans():
+        probe = Skillbook()
+        probe.add_skill(section, issue, keywords, insight)  # SkillbookError for bad fields
+        matcher = SkillMatcher(probe, embedder=embedder)
+        return tuple(question for question in questions if matcher.match(question, limit=1))

@@ -16,6 +16,7 @@ from ace.cli import CommandError, positive_int
 from ace.steps.learn_from import LEARN_FROM
 from ace_eval.bench.names import ARMS, FEEDBACK_MODES, Arm
 from ace_eval.role_models import ModelServer, add_role_model_flags, role_settings_from_args
+from ace_eval.span_export import add_span_options
 
 if TYPE_CHECKING:
     from ace_eval.bench.config import BenchConfig
@@ -118,6 +119,7 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
         default="simple",
         help="simple: one-pass Reflector (default: a trace is one question and answer); rr: RecursiveReflector",
     )
+    add_span_options(parser)
 
 
 def _arms(text: str) -> tuple[str, ...]:
@@ -138,6 +140,7 @@ def _run(args: argparse.Namespace) -> int:
     from ace_eval.bench.runner import run_bench
     from ace_eval.bench.task_file import TaskFileError, load_task_file
     from ace_eval.bench.task_set import TaskSet
+    from ace_eval.span_export import exporting_spans
 
     if args.family == "tasks":
         try:
@@ -159,7 +162,8 @@ def _run(args: argparse.Namespace) -> int:
     for problem in task_set.problems:
         tqdm.write(f"failure: {problem}")
     try:
-        report = run_bench(config, task_set, log=tqdm.write)
+        with exporting_spans(args):
+            report = run_bench(config, task_set, log=tqdm.write)
     except BenchInputError as exc:
         raise CommandError(str(exc)) from exc
     data = write_reports(report)

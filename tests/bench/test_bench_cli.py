@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from bench_roles import shout_items, write_task_file
 
+from ace.skillbook import Skillbook
 from ace_eval.bench.arms import ARMS
 from ace_eval.cli import main
 
@@ -148,3 +149,21 @@ def test_native_structured_output_reaches_the_agent_and_the_reflector(tmp_path: 
     }
     assert configured == {"agent": "native", "reflector": "native", "skill_manager": "native"}
     assert data["learning"]["failed"] == 0 and data["learning"]["learned"] > 0
+
+
+def test_spans_file_answers_which_session_added_each_learned_skill(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, spans_file = tmp_path / "run", tmp_path / "spans.jsonl"
+    argv = ["bench", "conventions", "--output-dir", str(out), "--train-limit", "3", "--test-limit", "3"]
+    assert main([*argv, "--arms", "none,learned", "--spans-file", str(spans_file)]) == 0
+    skills = Skillbook.load_from_file(out / "skillbook.json").skills()
+    assert skills
+    capsys.readouterr()
+
+    for skill in skills:
+        assert main(["spans", str(spans_file), "--skill", skill.id, "--json"]) == 0
+        events = json.loads(capsys.readouterr().out)["events"]
+        [added] = [event for event in events if event["operation"] == "ADD"]
+        assert (added["session"], added["tool"]) == ("sm.session", "add_skill")
+        assert added["trace_uid"] == next(o.trace_uid for o in skill.occurrences if o.operation_type == "ADD")
