@@ -27,6 +27,7 @@ from ace.roles._code_tool import LazySandbox, format_execution
 from ace.roles._schema_bounds import schema_bounds
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.roles._skill_scope import lost_questions, misses_question
+from ace.roles.protocols import SessionCheck
 from ace.skillbook import (
     TAG_OUTCOMES,
     InsightSource,
@@ -62,6 +63,12 @@ class SMDeps:
     """The session's mutations, applied at once and undone together if the session does not finish."""
     sandbox: LazySandbox | None = None
     """The session's sandbox for `sandbox_eval` (started on first use); None when the tool is off."""
+    check: SessionCheck | None = None
+    """Judges the session's mutations when the model finalizes (see `SkillManager.update_skills`)."""
+    revisions_left: int = 0
+    """How many more failed checks refuse finalize (with the reason) before the session is undone."""
+    undone_because: str | None = None
+    """The failed check's reason once no revision is left: the session ends and is undone."""
 
     def __post_init__(self) -> None:
         self.journal = self.skillbook.journal()

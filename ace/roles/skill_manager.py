@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic_ai import RunContext, ToolOutput
+from pydantic_ai import ModelRetry, RunContext, ToolOutput
 from pydantic_ai.exceptions import UnexpectedModelBehavior
 from pydantic_ai.models import Model
 
@@ -71,6 +71,7 @@ class SkillManager:
         settings: RequestSettings | None = None,
         sandbox_eval: bool | Callable[[], Sandbox] = False,
         require_task_match: bool = False,
+        check_revisions: int = 1,
     ) -> None:
         """`model` is a model string or a pydantic-ai Model; `embedder` serves search_skills
         (None: retrieval's default); `harmful_threshold` is N in "remove skills whose
@@ -81,7 +82,12 @@ class SkillManager:
         `require_task_match` refuses an add_skill / update_skill of a context skill whose issue the
         `SkillMatcher` would not match to the task being learned from (the source's
         `sample_question`): for matched injection on task texts, where such a skill is never
-        offered for tasks like it. Raises ValueError when `harmful_threshold` < 1."""
+        offered for tasks like it. `check_revisions` is how many times a session whose `check`
+        fails is told why (finalize is refused) and may revise before it is undone. Raises
+        ValueError when `harmful_threshold` < 1 or `check_revisions` < 0."""
+        if check_revisions < 0:
+            raise UsageError(f"check_revisions must be >= 0; got {check_revisions}")
+        self._check_revisions = check_revisions
         self._embedder = embedder
         self._require_task_match = require_task_match
         self._sandbox_factory: Callable[[], Sandbox] | None
@@ -135,6 +141,8 @@ class SkillManager:
         rolls back too and propagates unchanged. `check(operations)` runs after a finished session
         that made mutations, with them applied: a reason it returns rolls them all back (the output
         lists them in `undone`, with `undone_because`); an exception it raises rolls back too.
+        The check runs when the model calls finalize: the first `check_revisions` failures refuse
+        finalize with the reason, so the model can revise the skill and finalize again.
         """
         usable = [reflection for reflection in reflections if not reflection.failed]
         if not usable:
@@ -145,6 +153,8 @@ class SkillManager:
             injected_skill_ids=tuple(injected_skill_ids),
             embedder=self._embedder,
             require_task_match=self._require_task_match,
+            check=check,
+            revisions_left=self._check_revisions,
         )
         if self._sandbox_factory is not None:
             deps.sandbox = LazySandbox(self._sandbox_factory, lambda: _sandbox_variables(usable, skillbook, deps))
@@ -169,17 +179,10 @@ class SkillManager:
             finished=True,
             unbacked_claims=unbacked_claims(reasoning, operations),
         )
-        if check is None or not operations:
-            return output
-        try:
-            reason = await check(operations)
-        except BaseException:
-            deps.journal.rollback()
-            raise
-        if reason is None:
+        if deps.undone_because is None:
             return output
         deps.journal.rollback()
-        return dataclasses.replace(output, operations=(), undone=operations, undone_because=reason)
+        return dataclasses.replace(output, operations=(), undone=operations, undone_because=deps.undone_because)
 
 
 def _rolled_back(deps: SMDeps, why: str) -> SkillManagerIncompleteError:
@@ -218,6 +221,19 @@ def unbacked_claims(reasoning: str, operations: Sequence[UpdateOperation]) -> tu
 
 async def _finalize(ctx: RunContext[SMDeps], reasoning: str) -> str:
     """End the session: a short account of what you changed and why (or why nothing)."""
+    deps = ctx.deps
+    if deps.check is None or not deps.operations:
+        return reasoning
+    reason = await deps.check(tuple(deps.operations))
+    if reason is None:
+        return reasoning
+    if deps.revisions_left > 0:
+        deps.revisions_left -= 1
+        raise ModelRetry(
+            f"finalize refused: {reason}. Revise the skill with update_skill (same skill_id and issue) so that "
+            "its insight states exactly the form of the expected answer, then call finalize again."
+        )
+    deps.undone_because = reason
     return reasoning
 
 

@@ -41,30 +41,38 @@ class FollowingAgent:
         return FunctionModel(respond)
 
 
-def _skill_manager(insight: str) -> SkillManager:
-    """Adds one context skill with `insight`, then finalizes."""
+ISSUE = "Multiplying small numbers"
+
+
+def _skill_manager(
+    insight: str, revised_insight: str | None = None, told: list[str] | None = None, revisions: int = 1
+) -> SkillManager:
+    """Adds one context skill with `insight`, then finalizes; when finalize is refused, notes why
+    in `told` and, given a `revised_insight`, updates the skill with it before finalizing again."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        last = messages[-1].parts if messages and messages[-1].kind == "request" else []
+        refusals = [str(p.content) for p in last if str(getattr(p, "content", "")).startswith("finalize refused")]
+        if refusals and told is not None:
+            told.extend(refusals)
+        if refusals and revised_insight is not None:
+            update = {"skill_id": "context-00001", "issue": ISSUE, "insight": revised_insight}
+            return ModelResponse(parts=[ToolCallPart("update_skill", update)])
         if any(m.kind == "request" and any(p.part_kind == "tool-return" for p in m.parts) for m in messages):
-            return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "added the lesson"})])
-        add = {
-            "section": "context",
-            "issue": "Multiplying small numbers",
-            "keywords": ["arithmetic"],
-            "insight": insight,
-        }
+            return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "kept the lesson"})])
+        add = {"section": "context", "issue": ISSUE, "keywords": ["arithmetic"], "insight": insight}
         return ModelResponse(parts=[ToolCallPart("add_skill", add)])
 
-    return SkillManager(FunctionModel(respond))
+    return SkillManager(FunctionModel(respond), check_revisions=revisions)
 
 
-def _learn(insight: str) -> tuple[ACE, FollowingAgent, ACEStepContext]:
+def _learn(skill_manager: SkillManager) -> tuple[ACE, FollowingAgent, ACEStepContext]:
     agent = FollowingAgent()
     ace = ACE.from_roles(
         agent=Agent(agent.model()),
         environment=GroundTruthEnvironment(),
         reflector=Reflector(reflector_model()),
-        skill_manager=_skill_manager(insight),
+        skill_manager=skill_manager,
         recheck=True,
     )
     [result] = ace.run([SAMPLE])
@@ -73,7 +81,7 @@ def _learn(insight: str) -> tuple[ACE, FollowingAgent, ACEStepContext]:
 
 
 def test_a_lesson_that_fixes_its_own_sample_is_kept_and_the_recheck_counts_no_use() -> None:
-    ace, agent, ctx = _learn("When multiplying six by nine, the answer is 54.")
+    ace, agent, ctx = _learn(_skill_manager("When multiplying six by nine, the answer is 54."))
 
     assert agent.requests == 2  # the sample, then the recheck with the new skill
     assert [op.type for op in ctx.skill_manager_output.operations] == ["ADD"]
@@ -81,17 +89,37 @@ def test_a_lesson_that_fixes_its_own_sample_is_kept_and_the_recheck_counts_no_us
     assert skill.insight == "When multiplying six by nine, the answer is 54." and skill.used_count == 0
 
 
-def test_a_lesson_that_does_not_fix_its_own_sample_is_undone_and_the_output_says_why() -> None:
-    ace, agent, ctx = _learn("Be careful with arithmetic.")
+def test_a_lesson_that_still_fails_after_its_revision_is_undone_and_the_output_says_why() -> None:
+    told: list[str] = []
+    ace, agent, ctx = _learn(_skill_manager("Be careful with arithmetic.", told=told))
 
-    assert agent.requests == 2
-    output = ctx.skill_manager_output
-    assert output.operations == () and [op.type for op in output.undone] == ["ADD"]
-    assert output.undone_because == (
+    assert agent.requests == 3  # the sample, the recheck that refused finalize, the recheck after it
+    why = (
         "the lesson did not fix its own task: answering it again with skills ['context-00001'], "
         "the agent said '42' (reward 0; feedback: wrong)"
     )
+    assert len(told) == 1 and told[0].startswith(f"finalize refused: {why}. Revise the skill with update_skill")
+    output = ctx.skill_manager_output
+    assert output.operations == () and [op.type for op in output.undone] == ["ADD"]
+    assert output.undone_because == why
     assert ace.skillbook.to_dict() == Skillbook().to_dict()  # no skill, and the id counter wound back
+
+
+def test_a_lesson_revised_after_a_refused_finalize_is_kept_once_it_fixes_its_sample() -> None:
+    revised = "When multiplying six by nine, the answer is 54."
+    ace, agent, ctx = _learn(_skill_manager("Be careful with arithmetic.", revised_insight=revised))
+
+    assert agent.requests == 3
+    assert [op.type for op in ctx.skill_manager_output.operations] == ["ADD", "UPDATE"]
+    assert [skill.insight for skill in ace.skillbook.skills()] == [revised]
+
+
+def test_with_no_revision_a_failed_recheck_undoes_the_session_at_once() -> None:
+    told: list[str] = []
+    ace, agent, ctx = _learn(_skill_manager("Be careful with arithmetic.", told=told, revisions=0))
+
+    assert agent.requests == 2 and told == []
+    assert ctx.skill_manager_output.undone_because is not None and ace.skillbook.skills() == []
 
 
 async def test_a_session_that_only_tags_or_removes_is_not_rechecked() -> None:

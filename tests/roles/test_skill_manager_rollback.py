@@ -188,7 +188,7 @@ async def test_after_a_rollback_the_next_added_skill_takes_the_id_the_failed_ses
     assert book.add_skill("harness", "Next.", ["k"]).id == "harness-00002"
 
 
-async def test_a_finished_session_whose_check_fails_is_undone_and_says_what_and_why(
+async def test_a_session_whose_check_fails_again_after_its_revision_is_undone_and_says_what_and_why(
     script, tmp_path: Path, embedder
 ) -> None:
     book = _populated(embedder)
@@ -200,9 +200,9 @@ async def test_a_finished_session_whose_check_fails_is_undone_and_says_what_and_
         assert book.get_skill("harness-00002") is not None  # the check sees the session's mutations applied
         return "the lesson did not fix its own task"
 
-    output = await _session(script, book, embedder, [ADD, UPDATE], [TAG, FINALIZE], check=check)
+    output = await _session(script, book, embedder, [ADD, UPDATE], [TAG, FINALIZE], [FINALIZE], check=check)
 
-    assert checked == [["ADD", "UPDATE", "TAG"]]
+    assert checked == [["ADD", "UPDATE", "TAG"]] * 2  # finalize refused once with the reason, then undone
     assert output.finished and output.operations == ()
     assert [op.type for op in output.undone] == ["ADD", "UPDATE", "TAG"]
     assert output.undone_because == "the lesson did not fix its own task"
