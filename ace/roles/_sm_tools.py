@@ -69,6 +69,8 @@ class SMDeps:
     """How many more failed checks refuse finalize (with the reason) before the session is undone."""
     undone_because: str | None = None
     """The failed check's reason once no revision is left: the session ends and is undone."""
+    worked_example: tuple[str, str] | None = None
+    """(expected answer, example sentence) that add_skill appends to a context insight not quoting it."""
 
     def __post_init__(self) -> None:
         self.journal = self.skillbook.journal()
@@ -138,6 +140,9 @@ async def add_skill(
             "add_skill again with both, or use section='harness' if the agent has no action to take."
         )
     _refuse_missed_task(ctx.deps, "add_skill", section, issue, keywords, insight)
+    example = ctx.deps.worked_example
+    if section == "context" and insight and example is not None and example[0] not in insight:
+        insight = f"{insight.rstrip()} {example[1]}"
     source = _source_for(ctx.deps, "ADD", insight or issue)
     skill = _apply(
         ctx.deps,

@@ -69,10 +69,12 @@ class SkillManagerLike(Protocol):
         question_context: str = "",
         progress: str = "",
         outcome: str = "",
+        ground_truth: str | None = None,
         check: SessionCheck | None = None,
     ) -> SkillManagerOutput:
         """Mutate `skillbook` from `reflections`; `outcome` is the environment's verdict on the run
-        (e.g. its reward), by which injected skills are tagged. `check`, when given, runs after a
+        (e.g. its reward), by which injected skills are tagged; `ground_truth` is the run's expected
+        answer when the environment gave one. `check`, when given, runs after a
         finished session with its mutations applied; a reason it returns undoes them all. Returns
         the audit log."""
         ...

@@ -72,6 +72,7 @@ class SkillManager:
         sandbox_eval: bool | Callable[[], Sandbox] = False,
         require_task_match: bool = False,
         check_revisions: int = 1,
+        worked_examples: bool = False,
     ) -> None:
         """`model` is a model string or a pydantic-ai Model; `embedder` serves search_skills
         (None: retrieval's default); `harmful_threshold` is N in "remove skills whose
@@ -83,11 +84,15 @@ class SkillManager:
         `SkillMatcher` would not match to the task being learned from (the source's
         `sample_question`): for matched injection on task texts, where such a skill is never
         offered for tasks like it. `check_revisions` is how many times a session whose `check`
-        fails is told why (finalize is refused) and may revise before it is undone. Raises
-        ValueError when `harmful_threshold` < 1 or `check_revisions` < 0."""
+        fails is told why (finalize is refused) and may revise before it is undone.
+        `worked_examples` makes a context skill added from a run with a known `ground_truth`
+        carry it: unless its insight already quotes the expected answer, `Example: '<task>' ->
+        '<expected answer>'` is appended (the example the instructions ask for, which a small
+        model leaves out). Raises ValueError when `harmful_threshold` < 1 or `check_revisions` < 0."""
         if check_revisions < 0:
             raise UsageError(f"check_revisions must be >= 0; got {check_revisions}")
         self._check_revisions = check_revisions
+        self._worked_examples = worked_examples
         self._embedder = embedder
         self._require_task_match = require_task_match
         self._sandbox_factory: Callable[[], Sandbox] | None
@@ -127,22 +132,25 @@ class SkillManager:
         question_context: str = "",
         progress: str = "",
         outcome: str = "",
+        ground_truth: str | None = None,
         check: SessionCheck | None = None,
     ) -> SkillManagerOutput:
         """Run one session that turns `reflections` into mutations of `skillbook`.
 
         `outcome` (the environment's verdict, e.g. the reward) is shown next to the injected
-        skills, which the model tags by it. Failed reflections (`failed=True`) are never shown to
-        the model; if every reflection failed (or none was given) no session runs and the output
-        has `finished=False`, no operations and a reasoning that names the failure reasons.
+        skills, which the model tags by it. `ground_truth` (the run's expected answer) becomes the
+        worked example of a skill the session adds, with `worked_examples`. Failed reflections
+        (`failed=True`) are never shown to the model; if every reflection failed (or none was
+        given) no session runs and the output has `finished=False`, no operations and a reasoning
+        that names the failure reasons.
 
         All-or-nothing: when the session stops before finalize, every mutation it made is rolled
         back and SkillManagerIncompleteError is raised; any other exception (cancellation included)
-        rolls back too and propagates unchanged. `check(operations)` runs after a finished session
-        that made mutations, with them applied: a reason it returns rolls them all back (the output
-        lists them in `undone`, with `undone_because`); an exception it raises rolls back too.
-        The check runs when the model calls finalize: the first `check_revisions` failures refuse
-        finalize with the reason, so the model can revise the skill and finalize again.
+        rolls back too and propagates unchanged. `check(operations)` runs when a session that made
+        mutations calls finalize, with them applied: its first `check_revisions` reasons refuse
+        finalize (the model may revise and finalize again); after that a reason rolls the session
+        back (the output lists the mutations in `undone`, with `undone_because`); an exception it
+        raises rolls back too.
         """
         usable = [reflection for reflection in reflections if not reflection.failed]
         if not usable:
@@ -155,6 +163,7 @@ class SkillManager:
             require_task_match=self._require_task_match,
             check=check,
             revisions_left=self._check_revisions,
+            worked_example=_worked_example(source.sample_question, ground_truth) if self._worked_examples else None,
         )
         if self._sandbox_factory is not None:
             deps.sandbox = LazySandbox(self._sandbox_factory, lambda: _sandbox_variables(usable, skillbook, deps))
@@ -217,6 +226,19 @@ def unbacked_claims(reasoning: str, operations: Sequence[UpdateOperation]) -> tu
                 claimed.append(kind)
                 break
     return tuple(kind for kind in claimed if kind not in done)
+
+
+_EXAMPLE_TASK_CHARS = 300
+"""How much of the task a worked example quotes."""
+
+
+def _worked_example(question: str | None, ground_truth: str | None) -> tuple[str, str] | None:
+    """(expected answer, `Example: '<task>' -> '<expected answer>'`), or None without both."""
+    if not question or not question.strip() or ground_truth is None or not ground_truth.strip():
+        return None
+    task = " ".join(question.split())
+    task = task if len(task) <= _EXAMPLE_TASK_CHARS else task[:_EXAMPLE_TASK_CHARS] + "..."
+    return ground_truth, f"Example: {task!r} -> {ground_truth!r}"
 
 
 async def _finalize(ctx: RunContext[SMDeps], reasoning: str) -> str:

@@ -8,7 +8,7 @@ from ace.skillbook import InsightSource, Skillbook
 from ace.steps.context import ACEStepContext, Sample
 from ace.steps.recheck import Recheck
 from ace.traces import infer_trace_identity
-from ace.traces.fields import trace_feedback, trace_question
+from ace.traces.fields import trace_feedback, trace_ground_truth, trace_question
 
 __all__ = ["UpdateStep", "insight_source_for"]
 
@@ -68,6 +68,7 @@ class UpdateStep:
             question_context=trace_question(ctx.sample, ctx.trace),
             progress=f"epoch {ctx.epoch}/{ctx.total_epochs}, sample {ctx.sample_index + 1}/{ctx.samples_per_epoch}",
             outcome=trace_feedback(ctx.trace) or "",
+            ground_truth=trace_ground_truth(ctx.sample, ctx.trace),
             check=self._recheck.check_for(ctx) if self._recheck is not None else None,
         )
         return ctx.replace(skill_manager_output=output)

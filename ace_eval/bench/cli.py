@@ -88,6 +88,11 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="keep a new or changed skill only if the agent, answering its training item again with it, gets it right",
     )
+    parser.add_argument(
+        "--worked-examples",
+        action="store_true",
+        help="a skill learned from a labelled answer carries it as its example (task -> expected answer)",
+    )
     parser.add_argument("--train-limit", type=positive_int, help="use only the first N training items")
     parser.add_argument("--test-limit", type=positive_int, help="use only the first N test items")
     parser.add_argument("--trials", type=positive_int, default=1, help="answers per test item and arm (default 1)")
@@ -185,6 +190,7 @@ def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
         train_epochs=args.train_epochs,
         learn_from=args.learn_from,
         recheck=args.recheck,
+        worked_examples=args.worked_examples,
         train_limit=args.train_limit,
         test_limit=args.test_limit,
         trials=args.trials,

@@ -48,6 +48,9 @@ class BenchConfig:
     recheck: bool = False
     """Keep a new or changed skill only if the agent, answering its training item again with it,
     gets it right (`ACE.from_roles(recheck=True)`)."""
+    worked_examples: bool = False
+    """A skill learned from a labelled answer carries it as its worked example
+    (`SkillManager(worked_examples=True)`; nothing to carry with `verdict` feedback)."""
     train_limit: int | None = None
     """Use only the first N training items."""
     test_limit: int | None = None

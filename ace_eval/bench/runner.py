@@ -162,6 +162,7 @@ async def run_bench_async(
         settings=config.request_settings("skill_manager"),
         config=config.agentic_config(),
         require_task_match=config.require_task_match,
+        worked_examples=config.worked_examples,
     )
     roles = _Roles(agent, reflector, skill_manager)
     out = config.output_dir
@@ -175,7 +176,8 @@ async def run_bench_async(
     if config.learns:
         log(
             f"learning: {len(train)} training items x {config.train_epochs} epoch(s), feedback {config.feedback}, "
-            f"learning from {config.learn_from}{', rechecked' if config.recheck else ''} "
+            f"learning from {config.learn_from}{', rechecked' if config.recheck else ''}"
+            f"{', worked examples' if config.worked_examples else ''} "
             f"(agent {config.agent_model}, {config.reflector_type} reflector {config.reflector_model}, "
             f"skill manager {config.skill_manager_model})"
         )

@@ -279,3 +279,13 @@ def test_recheck_undoes_a_lesson_the_matcher_would_not_bring_back_to_its_own_ite
     )
     assert report.skills == ()
     assert report_dict(report)["recheck"] is True
+
+
+def test_worked_examples_put_the_labelled_answer_into_the_learned_skill(tmp_path: Path) -> None:
+    report = _run(tmp_path, arms=("learned",), worked_examples=True)
+
+    first = report.train_items[0]
+    assert [skill.insight for skill in report.skills] == [
+        f"{SHOUT_RULE.insight} Example: {first.question!r} -> {first.expected!r}"
+    ]
+    assert report_dict(report)["worked_examples"] is True
