@@ -70,7 +70,8 @@ class SMDeps:
     undone_because: str | None = None
     """The failed check's reason once no revision is left: the session ends and is undone."""
     worked_example: tuple[str, str] | None = None
-    """(expected answer, example sentence) that add_skill appends to a context insight not quoting it."""
+    """(expected answer, example sentence) that add_skill / update_skill append to a context
+    insight not quoting the answer."""
 
     def __post_init__(self) -> None:
         self.journal = self.skillbook.journal()
@@ -140,9 +141,7 @@ async def add_skill(
             "add_skill again with both, or use section='harness' if the agent has no action to take."
         )
     _refuse_missed_task(ctx.deps, "add_skill", section, issue, keywords, insight)
-    example = ctx.deps.worked_example
-    if section == "context" and insight and example is not None and example[0] not in insight:
-        insight = f"{insight.rstrip()} {example[1]}"
+    insight = _with_worked_example(ctx.deps, section, insight)
     source = _source_for(ctx.deps, "ADD", insight or issue)
     skill = _apply(
         ctx.deps,
@@ -166,9 +165,11 @@ async def update_skill(
 ) -> dict[str, Any]:
     """Rewrite a skill's issue (required, e.g. widened to cover a new domain) and optionally its
     keywords and insight (omit either to keep the current value)."""
+    current = ctx.deps.skillbook.get_skill(skill_id)
+    if current is not None:
+        insight = _with_worked_example(ctx.deps, current.section, insight)
     _refuse_unchanged(ctx.deps.skillbook, skill_id, issue, keywords, insight)
     _refuse_replaced_scope(ctx.deps, skill_id, issue, keywords)
-    current = ctx.deps.skillbook.get_skill(skill_id)
     if current is not None:
         _refuse_missed_task(
             ctx.deps,
@@ -191,6 +192,15 @@ async def update_skill(
         insight_source=source,
     )
     return {"ok": True}
+
+
+def _with_worked_example(deps: SMDeps, section: str, insight: str | None) -> str | None:
+    """`insight` with the session's worked example appended, for a context insight that does not
+    quote the expected answer (see `SkillManager(worked_examples=...)`); else `insight` as is."""
+    example = deps.worked_example
+    if section != "context" or not insight or example is None or example[0] in insight:
+        return insight
+    return f"{insight.rstrip()} {example[1]}"
 
 
 def _refuse_unchanged(

@@ -85,10 +85,11 @@ class SkillManager:
         `sample_question`): for matched injection on task texts, where such a skill is never
         offered for tasks like it. `check_revisions` is how many times a session whose `check`
         fails is told why (finalize is refused) and may revise before it is undone.
-        `worked_examples` makes a context skill added from a run with a known `ground_truth`
-        carry it: unless its insight already quotes the expected answer, `Example: '<task>' ->
-        '<expected answer>'` is appended (the example the instructions ask for, which a small
-        model leaves out). Raises ValueError when `harmful_threshold` < 1 or `check_revisions` < 0."""
+        `worked_examples` makes a context insight written (added, or updated with a new insight)
+        in a session on a run with a known `ground_truth` carry it: unless the insight already
+        quotes the expected answer, `Example: '<task>' -> '<expected answer>'` is appended (the
+        example the instructions ask for, which a small model leaves out). Raises ValueError when
+        `harmful_threshold` < 1 or `check_revisions` < 0."""
         if check_revisions < 0:
             raise UsageError(f"check_revisions must be >= 0; got {check_revisions}")
         self._check_revisions = check_revisions
@@ -139,7 +140,7 @@ class SkillManager:
 
         `outcome` (the environment's verdict, e.g. the reward) is shown next to the injected
         skills, which the model tags by it. `ground_truth` (the run's expected answer) becomes the
-        worked example of a skill the session adds, with `worked_examples`. Failed reflections
+        worked example of an insight the session writes, with `worked_examples`. Failed reflections
         (`failed=True`) are never shown to the model; if every reflection failed (or none was
         given) no session runs and the output has `finished=False`, no operations and a reasoning
         that names the failure reasons.

@@ -69,3 +69,25 @@ async def test_the_insight_is_kept_as_written_otherwise(
     )
 
     assert skill.insight == insight
+
+
+async def test_an_insight_rewritten_by_update_skill_keeps_the_worked_example(script, embedder) -> None:
+    book = Skillbook()
+    update = ToolCallPart(
+        "update_skill",
+        {"skill_id": "context-00001", "issue": "Giving an invoice reference", "insight": "Start with the prefix."},
+    )
+    manager = SkillManager(
+        script([_add("context", "Write the prefix first.")], [update, FINALIZE]).model,
+        embedder=embedder,
+        worked_examples=True,
+    )
+    await manager.update_skills(
+        reflections=[REFLECTION],
+        skillbook=book,
+        source=InsightSource(source_system="bench", trace_id="train-1", sample_question=QUESTION),
+        ground_truth=EXPECTED,
+    )
+
+    [skill] = book.skills()
+    assert skill.insight == f"Start with the prefix. Example: {QUESTION!r} -> {EXPECTED!r}"
