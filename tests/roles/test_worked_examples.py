@@ -29,9 +29,12 @@ def _add(section: str, insight: str | None) -> ToolCallPart:
     )
 
 
-async def _learn(script: Any, embedder: Any, add: ToolCallPart, *, worked_examples: bool, ground_truth: str | None):
+async def _learn(
+    script: Any, embedder: Any, *turns: list[ToolCallPart], worked_examples: bool, ground_truth: str | None
+):
+    """The one skill a session playing `turns` leaves in an empty skillbook."""
     book = Skillbook()
-    manager = SkillManager(script([add, FINALIZE]).model, embedder=embedder, worked_examples=worked_examples)
+    manager = SkillManager(script(*turns).model, embedder=embedder, worked_examples=worked_examples)
     await manager.update_skills(
         reflections=[REFLECTION],
         skillbook=book,
@@ -44,7 +47,11 @@ async def _learn(script: Any, embedder: Any, add: ToolCallPart, *, worked_exampl
 
 async def test_a_context_skill_learned_from_a_labelled_run_ends_with_its_worked_example(script, embedder) -> None:
     skill = await _learn(
-        script, embedder, _add("context", "Write the prefix first."), worked_examples=True, ground_truth=EXPECTED
+        script,
+        embedder,
+        [_add("context", "Write the prefix first."), FINALIZE],
+        worked_examples=True,
+        ground_truth=EXPECTED,
     )
 
     assert skill.insight == f"Write the prefix first. Example: {QUESTION!r} -> {EXPECTED!r}"
@@ -65,29 +72,24 @@ async def test_the_insight_is_kept_as_written_otherwise(
     script, embedder, section: str, insight: str | None, worked_examples: bool, ground_truth: str | None
 ) -> None:
     skill = await _learn(
-        script, embedder, _add(section, insight), worked_examples=worked_examples, ground_truth=ground_truth
+        script, embedder, [_add(section, insight), FINALIZE], worked_examples=worked_examples, ground_truth=ground_truth
     )
 
     assert skill.insight == insight
 
 
 async def test_an_insight_rewritten_by_update_skill_keeps_the_worked_example(script, embedder) -> None:
-    book = Skillbook()
     update = ToolCallPart(
         "update_skill",
         {"skill_id": "context-00001", "issue": "Giving an invoice reference", "insight": "Start with the prefix."},
     )
-    manager = SkillManager(
-        script([_add("context", "Write the prefix first.")], [update, FINALIZE]).model,
-        embedder=embedder,
+    skill = await _learn(
+        script,
+        embedder,
+        [_add("context", "Write the prefix first.")],
+        [update, FINALIZE],
         worked_examples=True,
-    )
-    await manager.update_skills(
-        reflections=[REFLECTION],
-        skillbook=book,
-        source=InsightSource(source_system="bench", trace_id="train-1", sample_question=QUESTION),
         ground_truth=EXPECTED,
     )
 
-    [skill] = book.skills()
     assert skill.insight == f"Start with the prefix. Example: {QUESTION!r} -> {EXPECTED!r}"
