@@ -44,6 +44,19 @@ def register(parser: argparse.ArgumentParser) -> None:
         description="Short tasks whose answers follow five hidden house rules, plus control items no rule "
         "touches; deterministic by --seed (see docs/learning-benchmark.md).",
     )
+    for split, per_rule, controls in (("train", 3, 5), ("test", 4, 10)):
+        conventions.add_argument(
+            f"--{split}-per-rule",
+            type=positive_int,
+            default=per_rule,
+            help=f"{split} items drawn per rule (default {per_rule})",
+        )
+        conventions.add_argument(
+            f"--{split}-controls",
+            type=positive_int,
+            default=controls,
+            help=f"{split} control items, cycling through the control kinds (default {controls})",
+        )
     _add_run_flags(conventions)
     conventions.set_defaults(handler=_run)
     tasks = families.add_parser(
@@ -154,7 +167,13 @@ def _run(args: argparse.Namespace) -> int:
             raise CommandError(str(exc)) from exc
         task_set = TaskSet(name=str(args.file), items=task_file.items, problems=task_file.problems)
     else:
-        task_set = conventions(args.seed)
+        task_set = conventions(
+            args.seed,
+            train_per_rule=args.train_per_rule,
+            test_per_rule=args.test_per_rule,
+            train_controls=args.train_controls,
+            test_controls=args.test_controls,
+        )
     try:
         config = _config(args, task_set)
     except ValueError as exc:

@@ -42,6 +42,18 @@ def test_offline_conventions_run_is_a_plumbing_check_and_says_so(
     assert (out / "skillbook.json").exists() and (out / "train_log.jsonl").exists()
 
 
+def test_the_conventions_splits_are_sized_per_rule_from_the_command_line(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    argv = ["bench", "conventions", "--output-dir", str(out), "--arms", "learned"]
+    sizes = ["--train-per-rule", "1", "--train-controls", "2", "--test-per-rule", "6", "--test-controls", "3"]
+    assert main([*argv, *sizes]) == 0
+
+    items = json.loads((out / "report.json").read_text(encoding="utf-8"))["items"]
+    assert items["train"] == 5 * 1 + 2 and items["test"] == 5 * 6 + 3
+    by_kind = items["test_by_kind"]
+    assert by_kind.pop("control") == 3 and len(by_kind) == 5 and set(by_kind.values()) == {6}
+
+
 def test_report_names_the_verdict_feedback_mode_and_what_was_learned_from(tmp_path: Path) -> None:
     out = tmp_path / "run"
     assert (
