@@ -262,4 +262,4 @@ def _print_summary(failures: tuple[str, ...], data: dict[str, Any]) -> None:
         print(
             "\nplumbing only: scripted roles never read their skills or context, so every arm scores the same by design"
         )
-    print(f"run folder: {data['config']['output_dir']} (report.md, report.json)")
+    print(f"run folder: {data['config']['output_dir']} (report.md, report.html, report.json)")

@@ -1,4 +1,5 @@
-"""The run's account of itself: `report.json` (every figure) and `report.md` (the same, to read).
+"""The run's account of itself: `report.json` (every figure), `report.md` (the same, to read) and
+`report.html` (the same with charts, self-contained: `report_html`).
 
 Per arm: accuracy with its 95% interval, per item kind, and the agent's prompt tokens per answer.
 Paired differences (`runner.COMPARISONS`) with their interval, McNemar p-value, fixed and broken
@@ -16,6 +17,7 @@ from typing import Any
 
 from ace.atomic_write import write_text_atomic
 from ace_eval.bench.arms import ARM_QUESTIONS
+from ace_eval.bench.report_html import render_bench_report_html
 from ace_eval.bench.runner import BenchReport
 from ace_eval.bench.scoring import PairedDifference
 from ace_eval.versions import package_versions
@@ -29,11 +31,13 @@ _PACKAGES = ("ace", "pydantic-ai-slim", "litellm", "numpy", "onnxruntime")
 
 
 def write_reports(report: BenchReport) -> dict[str, Any]:
-    """Write report.json and report.md into the run folder (atomically each); returns the JSON data."""
+    """Write report.json, report.md and report.html into the run folder (atomically each); returns
+    the JSON data."""
     data = report_dict(report)
     out = report.config.output_dir
     write_text_atomic(out / "report.json", json.dumps(data, indent=2, default=str) + "\n")
     write_text_atomic(out / "report.md", markdown(report, data))
+    write_text_atomic(out / "report.html", render_bench_report_html(data, run_name=out.name))
     return data
 
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ace.server.ui.charts import chart_svg, new_chart
+from ace_eval.html_report import phase_rows, phases_chart, report_environment
 from ace_eval.tau2.metrics import is_success
 
 __all__ = ["learning_curve", "render_report_html"]
@@ -25,18 +26,8 @@ _ATTRIBUTION_CHART_SKILLS = 30
 
 def render_report_html(full: Mapping[str, Any], *, run_name: str) -> str:
     """The HTML document of a run whose report data is `full` (what report.json holds)."""
-    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
     from markupsafe import Markup
 
-    env = Environment(
-        loader=PackageLoader("ace_eval.e2e", "templates"),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        undefined=StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["rate"] = lambda value: "-" if value is None else f"{value:.3f}"
-    env.filters["signed"] = lambda value: f"{value:+.3f}"
     benchmark = full.get("benchmark")
     curve = learning_curve(full.get("learning", ()))
     attribution = full.get("skills_attribution", [])
@@ -45,17 +36,21 @@ def render_report_html(full: Mapping[str, Any], *, run_name: str) -> str:
         "difference": _difference_chart(benchmark) if benchmark else None,
         "curve": _curve_chart(curve) if curve else None,
         "attribution": _attribution_chart(attribution),
-        "phases": _phases_chart(full.get("phases", [])),
+        "phases": phases_chart(full.get("phases", [])),
     }
-    return env.get_template("report.html").render(
-        run_name=run_name,
-        r=full,
-        benchmark=benchmark,
-        ks=sorted(benchmark["baseline"]["pass_hat_k"], key=int) if benchmark else [],
-        curve=curve,
-        attribution=attribution,
-        phases=_phase_rows(full.get("phases", [])),
-        charts={name: Markup(svg) if svg else None for name, svg in charts.items()},
+    return (
+        report_environment()
+        .get_template("e2e_report.html")
+        .render(
+            run_name=run_name,
+            r=full,
+            benchmark=benchmark,
+            ks=sorted(benchmark["baseline"]["pass_hat_k"], key=int) if benchmark else [],
+            curve=curve,
+            attribution=attribution,
+            phases=phase_rows(full.get("phases", [])),
+            charts={name: Markup(svg) if svg else None for name, svg in charts.items()},
+        )
     )
 
 
@@ -164,32 +159,3 @@ def _attribution_chart(attribution: Sequence[Mapping[str, Any]]) -> str | None:
         f"Bar chart of the benchmark pass rate with and without each of {len(rows)} injected "
         "skills. The attribution table lists every value.",
     )
-
-
-def _phases_chart(phases: Sequence[Mapping[str, Any]]) -> str | None:
-    if not phases:
-        return None
-    chart = new_chart(
-        "HorizontalBar",
-        colors=("#0b5cad",),
-        height=120 + 40 * len(phases),
-        show_legend=False,
-        title="Wall time per phase (seconds)",
-    )
-    chart.x_labels = [phase["name"] for phase in phases]
-    chart.add("seconds", [phase["seconds"] for phase in phases])
-    return chart_svg(chart, "Bar chart of the wall time of each phase. The table lists every value.")
-
-
-def _phase_rows(phases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    rows = []
-    for phase in phases:
-        usage = phase.get("usage", {})
-        totals = {
-            key: sum(role.get(key) or 0 for role in usage.values())
-            for key in ("requests", "input_tokens", "output_tokens")
-        }
-        costs = [role.get("cost_usd") for role in usage.values()]
-        cost = None if not costs or any(c is None for c in costs) else sum(costs)
-        rows.append({"name": phase["name"], "seconds": phase["seconds"], "roles": usage, "cost": cost, **totals})
-    return rows

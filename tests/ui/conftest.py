@@ -81,3 +81,18 @@ def scripted_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
         timeout=600,
     )
     return runs
+
+
+@pytest.fixture(scope="session")
+def bench_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished `ace-eval bench conventions` run folder: offline scripted roles, every arm."""
+    out = tmp_path_factory.mktemp("bench") / "run_bench"
+    command = "import sys; from ace_eval.cli import main; sys.exit(main())"
+    subprocess.run(
+        [sys.executable, "-c", command, "bench", "conventions", "--train-limit", "6", "--test-limit", "12"]
+        + ["--output-dir", str(out)],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return out

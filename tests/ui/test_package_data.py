@@ -8,7 +8,7 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ASSET_FOLDERS = ["ace/server/ui/templates", "ace/server/ui/static", "ace_eval/e2e/templates"]
+ASSET_FOLDERS = ["ace/server/ui/templates", "ace/server/ui/static", "ace_eval/templates"]
 
 
 def test_every_template_and_static_file_is_package_data():
