@@ -1,5 +1,6 @@
-"""The run's account of itself: `report.json` (every figure), `report.md` (the same, to read) and
-`report.html` (the same with charts, self-contained: `report_html`).
+"""The run's account of itself: `summary.json` (the headline figures, what `ace serve --runs` lists),
+`report.json` (every figure), `report.md` (the same, to read) and `report.html` (the same with
+charts, self-contained: `report_html`).
 
 Per arm: accuracy with its 95% interval, per item kind, and the agent's prompt tokens per answer.
 Paired differences (`runner.COMPARISONS`) with their interval, McNemar p-value, fixed and broken
@@ -22,7 +23,7 @@ from ace_eval.bench.runner import BenchReport
 from ace_eval.bench.scoring import PairedDifference
 from ace_eval.versions import package_versions
 
-__all__ = ["CONTROL_HARM_LIMIT", "exit_status", "report_dict", "write_reports"]
+__all__ = ["CONTROL_HARM_LIMIT", "exit_status", "report_dict", "summary_dict", "write_reports"]
 
 CONTROL_HARM_LIMIT = 0.02
 """The most control pairs the `learned` arm may break (against `none`) for the harm target."""
@@ -31,14 +32,41 @@ _PACKAGES = ("ace", "pydantic-ai-slim", "litellm", "numpy", "onnxruntime")
 
 
 def write_reports(report: BenchReport) -> dict[str, Any]:
-    """Write report.json, report.md and report.html into the run folder (atomically each); returns
-    the JSON data."""
+    """Write summary.json, report.json, report.md and report.html into the run folder (atomically
+    each); returns the report.json data."""
     data = report_dict(report)
     out = report.config.output_dir
+    write_text_atomic(out / "summary.json", json.dumps(summary_dict(data), indent=2) + "\n")
     write_text_atomic(out / "report.json", json.dumps(data, indent=2, default=str) + "\n")
     write_text_atomic(out / "report.md", markdown(report, data))
     write_text_atomic(out / "report.html", render_bench_report_html(data, run_name=out.name))
     return data
+
+
+def summary_dict(data: dict[str, Any]) -> dict[str, Any]:
+    """The headline of report data `data`: the `none` and `learned` arms in the shape of an e2e
+    summary (`baseline` / `with_skills`, accuracy as pass^1) so one runs page lists both kinds."""
+    scores = data["scores"]
+    versus_none = next((d for d in data["differences"] if (d["arm"], d["baseline"]) == ("learned", "none")), None)
+    return {
+        "command": "ace-eval bench",
+        "plumbing_only": data["plumbing_only"],
+        "exit_status": data["exit_status"],
+        "task_set": data["task_set"],
+        "seed": data["seed"],
+        "skills": data["learning"]["active_skills"],
+        "baseline": _arm_headline("none", scores),
+        "with_skills": _arm_headline("learned", scores),
+        "difference": versus_none["difference"] if versus_none else None,
+        "difference_ci95": versus_none["ci95"] if versus_none else None,
+        "failures": data["failures"],
+    }
+
+
+def _arm_headline(arm: str, scores: dict[str, Any]) -> dict[str, Any] | None:
+    if arm not in scores:
+        return None
+    return {"arm": arm, "pass_hat_k": {"1": scores[arm]["accuracy"]}, "ci95": scores[arm]["ci95"]}
 
 
 def exit_status(report: BenchReport) -> int:

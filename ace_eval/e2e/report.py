@@ -49,6 +49,7 @@ def summary_dict(report: E2EReport, *, problems: list[str]) -> dict[str, Any]:
     """The run's headline figures (what `summary.json` holds)."""
     paired = report.paired
     return {
+        "command": "ace-eval e2e",
         "plumbing_only": report.plumbing_only,
         "exit_status": exit_status(report, problems),
         "config": _config(report),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .serving import PHONE, screenshot
+from .serving import PHONE, screenshot, start_server, stop_server
 
 
 def test_bench_report_opens_from_disk_without_any_network_request(page, bench_run: Path) -> None:
@@ -42,3 +42,21 @@ def test_bench_report_passes_axe_and_fits_a_phone(browser, bench_run: Path) -> N
         assert results.violations_count == 0, results.generate_report()
     finally:
         context.close()
+
+
+def test_the_runs_page_lists_a_bench_run_with_its_arms_and_serves_its_report(page, bench_run: Path) -> None:
+    running = start_server(bench_run / "skillbook.json", "--runs", ".", cwd=bench_run.parent)
+    try:
+        page.goto(f"{running.url}/ui/runs")
+
+        row = page.locator(f'tr[data-run="{bench_run.name}"]')
+        summary = json.loads((bench_run / "summary.json").read_text())
+        assert summary["baseline"]["arm"] == "none" and summary["with_skills"]["arm"] == "learned"
+        cells = row.locator("td").all_inner_texts()
+        accuracy = json.loads((bench_run / "report.json").read_text())["scores"]["none"]["accuracy"]
+        assert cells[1] == "bench" and cells[4] == f"{accuracy:.3f}" and f"{summary['difference']:+.3f}" in cells[6]
+        row.get_by_role("link", name=bench_run.name).click()
+        page.wait_for_url(f"{running.url}/ui/runs/{bench_run.name}")
+        assert page.locator("h1").inner_text() == f"ace-eval bench run {bench_run.name}"
+    finally:
+        stop_server(running)

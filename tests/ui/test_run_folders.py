@@ -49,6 +49,19 @@ def test_runs_are_the_sub_folders_holding_a_summary_with_their_figures(tmp_path)
 
 
 @pytest.mark.parametrize(
+    ("command", "kind"),
+    [(None, "e2e"), ("ace-eval e2e", "e2e"), ("ace-eval bench", "bench"), ("rm -rf", None), (7, None)],
+    ids=["unnamed", "e2e", "bench", "unknown", "not-text"],
+)
+def test_a_run_is_of_the_kind_its_summary_names(tmp_path, command, kind):
+    _run(tmp_path, "run_k", summary=SUMMARY if command is None else {**SUMMARY, "command": command})
+
+    [row] = list_runs(tmp_path)
+
+    assert row.kind == kind and row.with_skills == 0.5 and row.problem is None
+
+
+@pytest.mark.parametrize(
     ("summary", "problem"),
     [
         ("{", "not valid JSON"),

@@ -1,6 +1,8 @@
-"""`ace serve --runs DIR`: the `ace-eval e2e` run folders directly under DIR and their reports.
+"""`ace serve --runs DIR`: the `ace-eval e2e` and `ace-eval bench` run folders directly under DIR
+and their reports.
 
-A run folder is a sub-folder holding `summary.json` (written by every finished run). Its files are
+A run folder is a sub-folder holding `summary.json` (written by every finished run). A bench run's
+summary names its `none` arm `baseline` and its `learned` arm `with_skills`. Its files are
 untrusted input: `summary.json` is read with a size limit and each figure is type-checked; a
 defect shows as the row's `problem`, never as a failed page. Only names listed by the folder itself
 are served (no path from a request is ever joined blindly), and a run folder or report that is a
@@ -26,6 +28,8 @@ MAX_SUMMARY_BYTES = 1024 * 1024
 MAX_REPORT_BYTES = 32 * 1024 * 1024
 """Largest report.html or report.md served (a 5,000-skill report is about 10 MB)."""
 REPORT_FILES = ("report.html", "report.md")
+COMMANDS = {"ace-eval e2e": "e2e", "ace-eval bench": "bench"}
+"""The `command` a summary names, and the kind of run it wrote (a summary without one is from e2e)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +42,8 @@ class RunRow:
     """When summary.json was last written (UTC)."""
     has_html: bool
     """Whether the folder holds report.html."""
+    kind: str | None = None
+    """"e2e" or "bench"; None when the summary names a command this page does not know."""
     exit_status: int | None = None
     """0 when the run had no failure, 1 otherwise; None when unknown."""
     plumbing_only: bool | None = None
@@ -131,8 +137,10 @@ def _with_figures(row: RunRow, summary: dict[str, Any]) -> RunRow:
     status = summary.get("exit_status")
     plumbing = summary.get("plumbing_only")
     skills = summary.get("skills")
+    command = summary.get("command", "ace-eval e2e")
     return replace(
         row,
+        kind=COMMANDS.get(command) if isinstance(command, str) else None,
         exit_status=status if isinstance(status, int) and not isinstance(status, bool) else None,
         plumbing_only=plumbing if isinstance(plumbing, bool) else None,
         baseline=_pass1(summary.get("baseline")),
