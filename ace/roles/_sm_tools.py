@@ -72,6 +72,8 @@ class SMDeps:
     worked_example: tuple[str, str] | None = None
     """(expected answer, example sentence) that add_skill / update_skill append to a context
     insight not quoting the answer."""
+    expected_answer: str | None = None
+    """The run's expected answer when known: a context issue that is only this answer is refused."""
 
     def __post_init__(self) -> None:
         self.journal = self.skillbook.journal()
@@ -140,6 +142,7 @@ async def add_skill(
             "do (e.g. 'Check the insurance before cancelling; refuse politely if absent'). Call "
             "add_skill again with both, or use section='harness' if the agent has no action to take."
         )
+    _refuse_answer_as_issue(ctx.deps, "add_skill", section, issue)
     _refuse_missed_task(ctx.deps, "add_skill", section, issue, keywords, insight)
     insight = _with_worked_example(ctx.deps, section, insight)
     source = _source_for(ctx.deps, "ADD", insight or issue)
@@ -171,6 +174,7 @@ async def update_skill(
     _refuse_unchanged(ctx.deps.skillbook, skill_id, issue, keywords, insight)
     _refuse_replaced_scope(ctx.deps, skill_id, issue, keywords)
     if current is not None:
+        _refuse_answer_as_issue(ctx.deps, "update_skill", current.section, issue)
         _refuse_missed_task(
             ctx.deps,
             "update_skill",
@@ -237,11 +241,38 @@ def _refuse_replaced_scope(deps: SMDeps, skill_id: str, issue: str, keywords: li
         return  # the update itself rejects the keywords
     if lost:
         example = lost[0] if len(lost[0]) <= 200 else lost[0][:200] + "..."
+        if any(op.type == "ADD" and op.skill_id == skill_id for op in deps.operations):
+            raise ModelRetry(
+                f"update_skill rejected: {skill_id} was added in this session for {example!r}, and its issue "
+                "already says which tasks it is for; the new issue no longer covers that task. Keep the issue "
+                f"as it is: the lesson goes in insight (update_skill on {skill_id} with its current issue and "
+                "a new insight), or call finalize if the skill already holds it."
+            )
         raise ModelRetry(
             f"update_skill rejected: {skill_id} was learned from tasks such as {example!r} and the new issue "
             "no longer applies to them, so it would be a different skill, not a wider one. Keep this lesson "
             f"with add_skill; update {skill_id} only with an issue that still covers its own tasks."
         )
+
+
+def _refuse_answer_as_issue(deps: SMDeps, tool: str, section: str, issue: str) -> None:
+    """A context issue that is only the run's expected answer (letters and digits compared, case
+    aside) says nothing about when the skill applies, so the matcher never offers it: refuse it,
+    asking for the task in its own words with the answer in insight."""
+    expected = deps.expected_answer
+    if section != "context" or not expected or _letters_and_digits(issue) != _letters_and_digits(expected):
+        return
+    question = deps.current_source.sample_question or ""
+    task = f" (e.g. {question!r})" if question and len(question) <= 200 else ""
+    raise ModelRetry(
+        f"{tool} rejected: the issue {issue!r} is the expected answer, not the kind of task the skill is for. "
+        f"Write the issue as that task, in its own words{task}, and put the answer in insight. "
+        f"Call {tool} again."
+    )
+
+
+def _letters_and_digits(text: str) -> str:
+    return " ".join("".join(c if c.isalnum() else " " for c in text.casefold()).split())
 
 
 def _refuse_missed_task(

@@ -140,7 +140,8 @@ class SkillManager:
 
         `outcome` (the environment's verdict, e.g. the reward) is shown next to the injected
         skills, which the model tags by it. `ground_truth` (the run's expected answer) becomes the
-        worked example of an insight the session writes, with `worked_examples`. Failed reflections
+        worked example of an insight the session writes, with `worked_examples`; a context issue
+        that is only this answer is refused (it never matches a task). Failed reflections
         (`failed=True`) are never shown to the model; if every reflection failed (or none was
         given) no session runs and the output has `finished=False`, no operations and a reasoning
         that names the failure reasons.
@@ -165,6 +166,7 @@ class SkillManager:
             check=check,
             revisions_left=self._check_revisions,
             worked_example=_worked_example(source.sample_question, ground_truth) if self._worked_examples else None,
+            expected_answer=ground_truth,
         )
         if self._sandbox_factory is not None:
             deps.sandbox = LazySandbox(self._sandbox_factory, lambda: _sandbox_variables(usable, skillbook, deps))

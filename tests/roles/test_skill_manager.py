@@ -541,6 +541,72 @@ async def test_without_require_task_match_an_issue_that_misses_its_own_task_is_a
     assert [operation.type for operation in output.operations] == ["ADD"]
 
 
+@pytest.mark.parametrize("issue", ["2022.06.09", " 2022-06-09. "], ids=["verbatim", "punctuation-aside"])
+async def test_an_issue_that_is_only_the_expected_answer_is_refused_until_it_names_the_task(
+    script, skillbook: Skillbook, issue: str
+) -> None:
+    answer_as_issue = {"section": "context", "issue": issue, "keywords": ["date"], "insight": DATE_INSIGHT}
+    model = script(
+        [ToolCallPart("add_skill", answer_as_issue)],
+        [ToolCallPart("add_skill", {**answer_as_issue, "issue": DATE_ISSUE})],
+        _finalize(),
+    )
+
+    output = await SkillManager(model.model).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=_learning_from(DATE_QUESTION), ground_truth="2022.06.09"
+    )
+
+    (retry,) = _retries(model.requests[1])
+    assert "is the expected answer, not the kind of task" in retry and DATE_QUESTION in retry
+    assert [skill.issue for skill in skillbook.skills()] == [DATE_ISSUE] and len(output.operations) == 1
+
+
+async def test_an_issue_that_holds_more_than_the_expected_answer_is_not_refused_for_it(
+    script, skillbook: Skillbook
+) -> None:
+    issue = "Writing the date 2022.06.09 on a delivery note"
+    model = script(
+        [
+            ToolCallPart(
+                "add_skill", {"section": "context", "issue": issue, "keywords": ["date"], "insight": DATE_INSIGHT}
+            )
+        ],
+        _finalize(),
+    )
+
+    await SkillManager(model.model).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=_learning_from(DATE_QUESTION), ground_truth="2022.06.09"
+    )
+
+    assert _retries(model.requests[1]) == []
+    assert [skill.issue for skill in skillbook.skills()] == [issue]
+
+
+async def test_rewriting_the_issue_of_a_skill_added_in_the_same_session_points_to_its_insight(
+    script, skillbook: Skillbook
+) -> None:
+    added = {"section": "context", "issue": DATE_ISSUE, "keywords": ["date"], "insight": "Use the house format."}
+    lesson_as_issue = {"skill_id": "context-00001", "issue": "Writing a parcel's weight on a shipping label"}
+    new_insight = {"skill_id": "context-00001", "issue": DATE_ISSUE, "insight": DATE_INSIGHT}
+    model = script(
+        [ToolCallPart("add_skill", added)],
+        [ToolCallPart("update_skill", lesson_as_issue)],
+        [ToolCallPart("update_skill", new_insight)],
+        _finalize(),
+    )
+
+    output = await SkillManager(model.model).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=_learning_from(DATE_QUESTION)
+    )
+
+    (retry,) = _retries(model.requests[2])
+    assert "was added in this session" in retry and "the lesson goes in insight" in retry
+    assert "Keep this lesson with add_skill" not in retry
+    assert [operation.type for operation in output.operations] == ["ADD", "UPDATE"]
+    [skill] = skillbook.skills()
+    assert (skill.issue, skill.insight) == (DATE_ISSUE, DATE_INSIGHT)
+
+
 async def test_skill_fields_are_bounded_in_the_tool_schema_only_so_a_longer_argument_is_still_applied(
     skillbook: Skillbook, source: InsightSource
 ) -> None:
