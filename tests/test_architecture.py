@@ -19,7 +19,7 @@ LAYERS: tuple[frozenset[str], ...] = tuple(
         "ace.serving",
         "ace.server ace.mcp",
         "ace.cli",
-        "ace_eval ace_eval.scripted ace_eval.span_export ace_eval.stats ace_eval.phases ace_eval.versions",
+        "ace_eval ace_eval.scripted ace_eval.span_export ace_eval.stats ace_eval.phases ace_eval.versions ace_eval.html_report",
         "ace_eval.spans ace_eval.tau2 ace_eval.role_models",
         "ace_eval.e2e",
         "ace_eval.bench",
