@@ -243,8 +243,8 @@ def _refuse_replaced_scope(deps: SMDeps, skill_id: str, issue: str, keywords: li
         example = lost[0] if len(lost[0]) <= 200 else lost[0][:200] + "..."
         if any(op.type == "ADD" and op.skill_id == skill_id for op in deps.operations):
             raise ModelRetry(
-                f"update_skill rejected: {skill_id} was added in this session for {example!r}, and its issue "
-                "already says which tasks it is for; the new issue no longer covers that task. Keep the issue "
+                f"update_skill rejected: {skill_id} was just added for {example!r}, and its issue already says "
+                "which tasks it is for; the new issue no longer covers that task. Keep the issue "
                 f"as it is: the lesson goes in insight (update_skill on {skill_id} with its current issue and "
                 "a new insight), or call finalize if the skill already holds it."
             )

@@ -156,7 +156,7 @@ async def execute_code(ctx: RunContext[RRDeps], code: str) -> str:
     deps = ctx.deps
     if code.strip() in deps.failed_code:
         return (
-            f"Not run: this exact code already failed in this session and would fail again. "
+            f"Not run: this exact code already failed earlier in this analysis and would fail again. "
             f"Write different code, or submit with finalize if you have seen enough. The data: {deps.data_hint}."
         )
     # The sandbox blocks until the code ends or times out; keep the event loop free meanwhile.

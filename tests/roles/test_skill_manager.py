@@ -600,7 +600,7 @@ async def test_rewriting_the_issue_of_a_skill_added_in_the_same_session_points_t
     )
 
     (retry,) = _retries(model.requests[2])
-    assert "was added in this session" in retry and "the lesson goes in insight" in retry
+    assert "was just added for" in retry and "the lesson goes in insight" in retry
     assert "Keep this lesson with add_skill" not in retry
     assert [operation.type for operation in output.operations] == ["ADD", "UPDATE"]
     [skill] = skillbook.skills()
