@@ -143,7 +143,6 @@ async def add_skill(
             "add_skill again with both, or use section='harness' if the agent has no action to take."
         )
     _refuse_answer_as_issue(ctx.deps, "add_skill", section, issue)
-    _refuse_task_copy(ctx.deps, "add_skill", section, issue)
     _refuse_missed_task(ctx.deps, "add_skill", section, issue, keywords, insight)
     insight = _with_worked_example(ctx.deps, section, insight)
     source = _source_for(ctx.deps, "ADD", insight or issue)
@@ -176,7 +175,6 @@ async def update_skill(
     _refuse_replaced_scope(ctx.deps, skill_id, issue, keywords)
     if current is not None:
         _refuse_answer_as_issue(ctx.deps, "update_skill", current.section, issue)
-        _refuse_task_copy(ctx.deps, "update_skill", current.section, issue)
         _refuse_missed_task(
             ctx.deps,
             "update_skill",
@@ -265,45 +263,12 @@ def _refuse_answer_as_issue(deps: SMDeps, tool: str, section: str, issue: str) -
     if section != "context" or not expected or _letters_and_digits(issue) != _letters_and_digits(expected):
         return
     question = deps.current_source.sample_question or ""
-    task = f" (the kind of {question!r})" if question and len(question) <= 200 else ""
+    task = f" (e.g. {question!r})" if question and len(question) <= 200 else ""
     raise ModelRetry(
         f"{tool} rejected: the issue {issue!r} is the expected answer, not the kind of task the skill is for. "
-        f"Write the issue as that kind of task{task}: {_KIND_OF_TASK}, and put the answer in insight. "
+        f"Write the issue as that task, in its own words{task}, and put the answer in insight. "
         f"Call {tool} again."
     )
-
-
-def _refuse_task_copy(deps: SMDeps, tool: str, section: str, issue: str) -> None:
-    """A context issue that copies the task it is learned from (most of its words in one run,
-    numbers and names included) is matched to every task worded like it, also to a neighbour that
-    asks for something else (measured with a 1.5B model: a grams-on-the-label skill whose issue was
-    one training question broke "how many kilograms is that?" tasks). Refuse it, asking for the
-    kind of task in general words. Skipped for harness skills and when the task is unknown."""
-    question = deps.current_source.sample_question
-    if section != "context" or not question or not _copies(issue, question):
-        return
-    example = "it is added to insight as the example" if deps.worked_example else "quote it in insight as the example"
-    raise ModelRetry(
-        f"{tool} rejected: the issue copies this one task word for word, so the skill would be offered to "
-        f"every task worded like it, also ones that ask for something else. Write the kind of task instead: "
-        f"{_KIND_OF_TASK}; {example}. Call {tool} again."
-    )
-
-
-_KIND_OF_TASK = "what is asked, about what, for what purpose, in general words without this task's numbers or names"
-_COPIED_SHARE = 0.8
-"""An issue copies a task when one run of its words holds this share of the task's words."""
-_COPY_MIN_WORDS = 5
-"""Shorter tasks are not judged: a few words in common is a topic, not a copy."""
-
-
-def _copies(issue: str, question: str) -> bool:
-    task_words = _letters_and_digits(question).split()
-    if len(task_words) < _COPY_MIN_WORDS:
-        return False
-    issue_words = _letters_and_digits(issue).split()
-    run = difflib.SequenceMatcher(None, task_words, issue_words, autojunk=False).find_longest_match()
-    return run.size >= _COPIED_SHARE * len(task_words)
 
 
 def _letters_and_digits(text: str) -> str:
@@ -328,8 +293,8 @@ def _refuse_missed_task(
         example = question if len(question) <= 200 else question[:200] + "..."
         raise ModelRetry(
             f"{tool} rejected: the issue does not match the task this lesson comes from ({example!r}), so the "
-            "skill would never be offered for tasks like it. Write the issue as that kind of task, with the task's "
-            f"key words: {_KIND_OF_TASK}; not the answer or the lesson, the rule goes in insight. "
+            "skill would never be offered for tasks like it. Write the issue as that kind of task, in the task's "
+            f"own words (what is asked, about what), not the answer or the lesson; the rule goes in insight. "
             f"Call {tool} again."
         )
 

@@ -582,52 +582,6 @@ async def test_an_issue_that_holds_more_than_the_expected_answer_is_not_refused_
     assert [skill.issue for skill in skillbook.skills()] == [issue]
 
 
-@pytest.mark.parametrize(
-    "copy",
-    [DATE_QUESTION, f"Tasks like: {DATE_QUESTION.lower()}", DATE_QUESTION.removesuffix(" note.")],
-    ids=["verbatim", "inside-more-words", "most-of-it"],
-)
-async def test_a_context_issue_that_copies_its_task_is_refused_until_it_names_the_kind_of_task(
-    script, skillbook: Skillbook, copy: str
-) -> None:
-    task_as_issue = {"section": "context", "issue": copy, "keywords": ["date"], "insight": DATE_INSIGHT}
-    model = script(
-        [ToolCallPart("add_skill", task_as_issue)],
-        [ToolCallPart("add_skill", {**task_as_issue, "issue": DATE_ISSUE})],
-        _finalize(),
-    )
-
-    output = await SkillManager(model.model).update_skills(
-        reflections=[REFLECTION], skillbook=skillbook, source=_learning_from(DATE_QUESTION)
-    )
-
-    (retry,) = _retries(model.requests[1])
-    assert "copies this one task word for word" in retry and "without this task's numbers or names" in retry
-    assert [skill.issue for skill in skillbook.skills()] == [DATE_ISSUE] and len(output.operations) == 1
-
-
-@pytest.mark.parametrize(
-    ("section", "issue"),
-    [
-        ("context", "Writing the ship date as it must appear on the delivery note"),
-        ("harness", DATE_QUESTION),
-    ],
-    ids=["a-phrase-of-the-task", "harness-skill"],
-)
-async def test_an_issue_sharing_a_phrase_with_its_task_or_a_harness_issue_is_not_refused_as_a_copy(
-    script, skillbook: Skillbook, section: str, issue: str
-) -> None:
-    fields = {"section": section, "issue": issue, "keywords": ["date"], "insight": DATE_INSIGHT}
-    model = script([ToolCallPart("add_skill", fields)], _finalize())
-
-    await SkillManager(model.model).update_skills(
-        reflections=[REFLECTION], skillbook=skillbook, source=_learning_from(DATE_QUESTION)
-    )
-
-    assert _retries(model.requests[1]) == []
-    assert [skill.issue for skill in skillbook.skills()] == [issue]
-
-
 async def test_rewriting_the_issue_of_a_skill_added_in_the_same_session_points_to_its_insight(
     script, skillbook: Skillbook
 ) -> None:
