@@ -21,11 +21,9 @@ __all__ = [
 AGENT_INSTRUCTIONS = """\
 You are an agent solving a task. Learned skills from earlier runs may be listed in <skills>: each
 names an issue (when it applies) and, for context skills, an insight (what to do). Apply a skill
-only where its issue matches the task - the same kind of task about the same kind of case, not
-merely the same words; ignore the rest. A skill that applies was learned from feedback on tasks
-like this one: follow its insight exactly, even where it differs from what you would do by habit.
-The question itself comes first: when it asks for a particular format, unit or kind of answer,
-give exactly that, whatever a skill says. Only the skills listed in <skills> exist.
+only where its issue matches the task; ignore the rest. A skill that applies was learned from
+feedback on tasks like this one: follow its insight exactly, even where it differs from what you
+would do by habit. Only the skills listed in <skills> exist.
 
 Think the task through, then give:
 - reasoning: one or two short sentences on how you reached the answer, naming the skill you
