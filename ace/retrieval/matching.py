@@ -4,6 +4,11 @@ A skill is matched on its issue and keywords — the fields that say *when* it a
 insight. Recall takes the `shortlist_size` skills whose issue + keywords text is closest to the task
 (dense cosine); the reranker scores that shortlist against the task in [0, 1]; skills below the floor
 are dropped, so the common answer, "nothing applies", is `[]`. Equal scores sort by skill id.
+
+A skill with counterexamples (`Skill.counterexample_questions`: tasks it made the agent get wrong,
+which the agent got right without it) is withheld from a task nearer (cosine) to one of them than
+to every question it was learned from (`Skill.learned_from_questions`; its issue + keywords when it
+has none): a neighbour that shares the skill's words is told apart by the cases it already broke.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import numpy as np
 
 from ace import tracing
 from ace.errors import UsageError
-from ace.skillbook import skill_id_order
+from ace.skillbook import Skill, skill_id_order
 
 from ._matching_index import (
     MatchableSkillbook,
@@ -52,6 +57,9 @@ DEFAULT_SHORTLIST_SIZE = 20
 """Skills recalled per task before reranking."""
 
 _SCORE_DECIMALS = 6  # rounding makes identical skills tie exactly, whatever the float noise
+_QUESTION_VECTORS = 4096
+"""Vectors of skills' learned-from and counterexample questions kept (only skills with counterexamples
+need them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +89,11 @@ class MatchExplanation:
     """What `SkillMatcher.match` returns for the same task and limit, best first."""
     near_misses: tuple[SkillMatch, ...]
     """Shortlisted skills whose rerank score is below the floor, best first (ties by skill id)."""
+    withheld: tuple[SkillMatch, ...]
+    """Skills at or above the floor withheld because the task is nearer to one of their
+    counterexamples than to every question they were learned from, best first."""
     above_limit: int
-    """Skills at or above the floor that `limit` cut off."""
+    """Skills at or above the floor, not withheld, that `limit` cut off."""
     floor: float
     """The score a skill needs to match."""
     shortlist_size: int
@@ -138,6 +149,7 @@ class SkillMatcher:
         self.task_cache = task_cache
         """The vectors of tasks already embedded, or None."""
         self._batcher = EmbeddingBatcher(self.embedder) if batch_tasks else None
+        self._question_vectors = TaskVectorCache(max_entries=_QUESTION_VECTORS)
         self._skillbook = skillbook
         self._snapshot = empty_snapshot(self.embedder.dim)
         self._refresh_lock = threading.Lock()
@@ -168,7 +180,9 @@ class SkillMatcher:
         Raises ValueError for a blank task and `EmbeddingError` when the task cannot be embedded.
         """
         task = _checked_task(task)
-        return [candidate for _, candidate in self._recall(task, terms_of(task), self._current())]
+        snapshot = self._current()
+        query = self._task_vector(task) if snapshot.entries else None
+        return [candidate for _, candidate in self._recall(query, terms_of(task), snapshot)]
 
     def match(self, task: str, limit: int = 3) -> list[SkillMatch]:
         """The at most `limit` active skills that apply to `task`, best first; `[]` when none does.
@@ -188,7 +202,8 @@ class SkillMatcher:
         snapshot = self._current()
         with tracing.memory_span("search_memory", "MATCH", reranker=self.reranker.name, limit=limit) as span:
             task_terms = terms_of(task)
-            shortlisted = self._recall(task, task_terms, snapshot)
+            query = self._task_vector(task) if snapshot.entries else None
+            shortlisted = self._recall(query, task_terms, snapshot)
             candidates = [candidate for _, candidate in shortlisted]
             scores = _checked_scores(self.reranker, self.reranker.rerank(task, candidates), len(candidates))
             ranked = [
@@ -204,15 +219,21 @@ class SkillMatcher:
                     zip(scores, shortlisted), key=lambda pair: (-pair[0], skill_id_order(pair[1][0].skill.id))
                 )
             ]
-            applying = [scored for scored in ranked if scored.score >= self.floor]
+            above_floor = [scored for scored in ranked if scored.score >= self.floor]
+            withheld = [scored for scored in above_floor if query is not None and self._withheld(scored, query)]
+            withheld_ids = {scored.skill_id for scored in withheld}
+            applying = [scored for scored in above_floor if scored.skill_id not in withheld_ids]
             matches = tuple(applying[:limit])
             span.set_attribute("shortlist_size", len(candidates))
+            if withheld:
+                span.set_attribute("withheld_skill_ids", [scored.skill_id for scored in withheld])
             span.set_attributes(
                 {tracing.SKILL_IDS: [match.skill_id for match in matches], tracing.MEMORY_RECORD_COUNT: len(matches)}
             )
         return MatchExplanation(
             matches=matches,
             near_misses=tuple(scored for scored in ranked if scored.score < self.floor),
+            withheld=tuple(withheld),
             above_limit=len(applying) - len(matches),
             floor=self.floor,
             shortlist_size=len(candidates),
@@ -223,11 +244,10 @@ class SkillMatcher:
         return self._snapshot
 
     def _recall(
-        self, task: str, task_terms: frozenset[str], snapshot: MatchSnapshot
+        self, query: np.ndarray | None, task_terms: frozenset[str], snapshot: MatchSnapshot
     ) -> list[tuple[MatchEntry, RerankCandidate]]:
-        if not snapshot.entries:
+        if query is None or not snapshot.entries:
             return []
-        query = self._task_vector(task)
         # einsum stays single-threaded; `matrix @ vector` wakes multi-threaded BLAS, whose spinning
         # workers cost more CPU than the product itself at this size.
         similarities = np.einsum("ij,j->i", snapshot.vectors, query)
@@ -251,6 +271,32 @@ class SkillMatcher:
             shortlisted.append((entry, candidate))
         shortlisted.sort(key=lambda pair: (-pair[1].similarity, skill_id_order(pair[1].skill_id)))
         return shortlisted[: self.shortlist_size]
+
+    def _withheld(self, scored: SkillMatch, query: np.ndarray) -> bool:
+        """Whether the task of unit vector `query` is nearer to a counterexample of the scored skill
+        (as the skillbook holds it now: a TAG does not re-index) than to every question it was learned from."""
+        skill = self._skillbook.get_skill(scored.skill_id)
+        if skill is None or not skill.counterexample_questions:
+            return False
+        learned_from = skill.learned_from_questions or (skill.match_text(),)
+        nearest_counterexample = float(np.max(self._question_matrix(skill.counterexample_questions, skill) @ query))
+        nearest_learned_from = float(np.max(self._question_matrix(learned_from, skill) @ query))
+        return nearest_counterexample > nearest_learned_from
+
+    def _question_matrix(self, questions: Sequence[str], skill: Skill) -> np.ndarray:
+        """The unit vectors of `questions` (of `skill`'s provenance), one row each, cached by text."""
+        model = self.embedder.name
+        known: dict[str, np.ndarray] = {}
+        for question in questions:
+            if (cached := self._question_vectors.get(model, question)) is not None:
+                known[question] = cached
+        missing = [question for question in dict.fromkeys(questions) if question not in known]
+        if missing:
+            what = f"{len(missing)} questions of skill {skill.id}"
+            for question, vector in zip(missing, checked_embed(self.embedder, missing, what), strict=True):
+                self._question_vectors.put(model, question, vector)
+                known[question] = vector
+        return np.stack([known[question] for question in questions])
 
     def _task_vector(self, task: str) -> np.ndarray:
         """The task's unit vector: from the cache, else embedded (through the batcher when there is one)."""

@@ -17,17 +17,7 @@ from ace import tracing
 from ace.retrieval import Embedder, SkillMatcher
 from ace.skillbook import Skill, Skillbook
 
-__all__ = ["learned_from_questions", "lost_questions", "misses_question"]
-
-
-def learned_from_questions(skill: Skill) -> tuple[str, ...]:
-    """The distinct questions of the traces that added or updated `skill`, oldest first."""
-    questions = (
-        source.sample_question
-        for source in skill.occurrences
-        if source.operation_type in ("ADD", "UPDATE") and source.sample_question
-    )
-    return tuple(dict.fromkeys(question for question in questions if question is not None))
+__all__ = ["lost_questions", "misses_question"]
 
 
 def lost_questions(
@@ -37,7 +27,7 @@ def lost_questions(
     None: the skill's own) would match none of them; None when the new issue keeps at least one
     (or the skill matches none of its questions today, so there is no scope to lose). Raises
     `SkillbookError` for keywords a skill cannot have, `EmbeddingError` when embedding fails."""
-    questions = learned_from_questions(skill)
+    questions = skill.learned_from_questions
     if not questions:
         return None
     covered = _matched(questions, skill.section, skill.issue, skill.keywords, skill.insight, embedder)

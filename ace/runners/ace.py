@@ -13,13 +13,23 @@ from ace.retrieval.matching import SkillMatcher
 from ace.roles import AgentLike, ReflectorLike, SkillInjection, SkillManagerLike
 from ace.runners._runner import EpochCallback, Runner
 from ace.skillbook import Skillbook, SkillbookView
-from ace.steps import ACEStepContext, AgentStep, EvaluateStep, Recheck, Sample, TailOptions, TaskEnvironment
+from ace.steps import (
+    ACEStepContext,
+    AgentStep,
+    CounterexampleStep,
+    EvaluateStep,
+    Recheck,
+    Sample,
+    TailOptions,
+    TaskEnvironment,
+)
 
 __all__ = ["ACE"]
 
 
 class ACE(Runner):
-    """AgentStep -> EvaluateStep -> ReflectStep -> UpdateStep [-> dedup] [-> checkpoint] [-> extra].
+    """AgentStep -> EvaluateStep [-> CounterexampleStep] -> ReflectStep -> UpdateStep [-> dedup]
+    [-> checkpoint] [-> extra].
 
     Build it with `ACE.from_roles(...)`; `run(samples, epochs=..., workers=...)` returns one
     `SampleResult` per sample per epoch; `evaluate(samples)` answers and judges without learning;
@@ -44,6 +54,7 @@ class ACE(Runner):
         skill_injection: SkillInjection | None = None,
         match_limit: int = 3,
         recheck: bool = False,
+        counterexamples: bool = False,
         extra_steps: Sequence[Any] | None = None,
         **options: Unpack[TailOptions],
     ) -> ACE:
@@ -53,24 +64,30 @@ class ACE(Runner):
         issues, insights read through a `read_skill` tool). `environment` gives feedback (default:
         none); `recheck` keeps a skill a SkillManager session added or updated only if the agent,
         answering the same sample again with it, gets it fully right (`ace.steps.Recheck`; needs an
-        environment that grades). `options` are the learning tail's (`reflect_workers`,
-        `learn_from`, `dedup_manager`, `dedup_interval`, `checkpoint_dir`, `checkpoint_interval`).
+        environment that grades). `counterexamples` answers a failed sample again without its
+        injected skills; if that is fully right, they are tagged with it as a counterexample (the
+        matcher then withholds them from tasks like it) and the sample is not learned from
+        (`ace.steps.CounterexampleStep`; needs an environment that grades). `options` are the
+        learning tail's (`reflect_workers`, `learn_from`, `dedup_manager`, `dedup_interval`,
+        `checkpoint_dir`, `checkpoint_interval`).
         Raises UsageError for a matcher on another skillbook, a policy that does not fit the
-        matcher, or `recheck` without an environment."""
+        matcher, or `recheck` or `counterexamples` without an environment."""
         skillbook = skillbook if skillbook is not None else Skillbook()
         if matcher is not None and not _follows(matcher, skillbook):
             raise UsageError(
                 "the matcher follows another skillbook than the one being learned; build it as "
                 "SkillMatcher(skillbook) and pass that same skillbook to from_roles"
             )
-        if recheck and environment is None:
-            raise UsageError("recheck needs an environment that grades the answers; pass environment=...")
+        for flag, wanted in (("recheck", recheck), ("counterexamples", counterexamples)):
+            if wanted and environment is None:
+                raise UsageError(f"{flag} needs an environment that grades the answers; pass environment=...")
         agent_step = AgentStep(agent, skillbook, injection=skill_injection, matcher=matcher, match_limit=match_limit)
         evaluate_step = EvaluateStep(environment)
         head: list[Any] = [agent_step, evaluate_step]
+        checks = [CounterexampleStep(agent_step, evaluate_step, skillbook)] if counterexamples else []
         pipeline = cls.assemble(
             "ACE",
-            head,
+            [*head, *checks],
             reflector=reflector,
             skill_manager=skill_manager,
             skillbook=skillbook,

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ace.skillbook._journal import MutationJournal
     from ace.skillbook._operations import UpdateBatch, UpdateOperation
     from ace.skillbook._provenance import (
+        COUNTEREXAMPLE,
         DEDUP_SOURCE_SYSTEM,
         InsightSource,
         ManualOrigin,
@@ -46,6 +47,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COUNTERS",
+    "COUNTEREXAMPLE",
     "DEDUP_SOURCE_SYSTEM",
     "InsightSource",
     "MAX_KEYWORD_LENGTH",
@@ -82,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "SECTIONS": "ace.skillbook._skill",
     "TAG_OUTCOMES": "ace.skillbook._skill",
     "TagDelta": "ace.skillbook._skill",
+    "COUNTEREXAMPLE": "ace.skillbook._provenance",
     "DEDUP_SOURCE_SYSTEM": "ace.skillbook._provenance",
     "InsightSource": "ace.skillbook._provenance",
     "MAX_KEYWORD_LENGTH": "ace.skillbook._skill",

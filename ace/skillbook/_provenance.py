@@ -14,6 +14,7 @@ from ace.skillbook._errors import SkillbookError
 from ace.untrusted import quote
 
 __all__ = [
+    "COUNTEREXAMPLE",
     "DEDUP_SOURCE_SYSTEM",
     "ManualOrigin",
     "OperationType",
@@ -27,6 +28,9 @@ OperationType = Literal["ADD", "UPDATE", "TAG", "REMOVE"]
 OPERATION_TYPES: frozenset[str] = frozenset(get_args(OperationType))
 Relation = Literal["primary", "supporting"]
 """How a trace relates to a skill: its primary trace (the first that taught it) or a supporting one."""
+COUNTEREXAMPLE = "counterexample"
+"""The relation of a harmful TAG record whose trace is a counterexample of the skill: the agent got
+the task wrong with the skill injected and right without it (`ace.steps.CounterexampleStep`)."""
 DEDUP_SOURCE_SYSTEM = "ace-dedup"
 """The source_system of deduplication's own records (a merge, not a trace)."""
 ManualOrigin = Literal["api", "cli", "ui"]

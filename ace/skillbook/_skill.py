@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ace.skillbook._checks import MAX_INTEGER, integer, required_text, text, timestamp
 from ace.skillbook._errors import SkillbookError
-from ace.skillbook._provenance import DEDUP_SOURCE_SYSTEM, InsightSource, Relation
+from ace.skillbook._provenance import COUNTEREXAMPLE, DEDUP_SOURCE_SYSTEM, InsightSource, Relation
 from ace.untrusted import quote
 
 if TYPE_CHECKING:
@@ -260,6 +260,19 @@ class Skill:
         marked = [o for o in traces if o.relation == "primary"] or [o for o in traces if o.relation is None]
         return marked[0].trace_uid if marked else None
 
+    @property
+    def learned_from_questions(self) -> tuple[str, ...]:
+        """The distinct questions of the traces that added or updated the skill, oldest first."""
+        return _distinct_questions(o for o in self.occurrences if o.operation_type in ("ADD", "UPDATE"))
+
+    @property
+    def counterexample_questions(self) -> tuple[str, ...]:
+        """The distinct questions of its counterexamples (harmful TAG records of relation
+        `COUNTEREXAMPLE`: tasks the agent got wrong with the skill and right without it), oldest first."""
+        return _distinct_questions(
+            o for o in self.occurrences if o.operation_type == "TAG" and o.relation == COUNTEREXAMPLE
+        )
+
     def relation_of(self, trace_uid: str) -> Relation:
         """`primary` when `trace_uid` is the skill's primary trace or it has none yet, else `supporting`."""
         primary = self.primary_trace_uid
@@ -324,3 +337,7 @@ counter is one new field."""
 
 # `embedding` stays accepted for older files that stored it inline; match vectors only live in the sidecar.
 _SKILL_FIELDS = frozenset(f.name for f in dataclasses.fields(Skill)) - {"match_embedding"}
+
+
+def _distinct_questions(sources: Iterable[InsightSource]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(question for source in sources if (question := source.sample_question)))

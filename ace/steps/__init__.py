@@ -1,8 +1,8 @@
 """The steps of the ACE loop and the context they pass (`ACEStepContext`).
 
-Foreground: `AgentStep` (answer with injected skills) -> `EvaluateStep` (feedback -> trace), or
-`LoadTracesStep` for recorded traces. Background (`learning_tail`): `ReflectStep` -> `UpdateStep`
-[-> `DeduplicateStep`] [-> `CheckpointStep`]. `ExportMarkdownStep` keeps a readable copy.
+Foreground: `AgentStep` (answer with injected skills) -> `EvaluateStep` (feedback -> trace)
+[-> `CounterexampleStep`], or `LoadTracesStep` for recorded traces. Background (`learning_tail`):
+`ReflectStep` -> `UpdateStep` [-> `DeduplicateStep`] [-> `CheckpointStep`]. `ExportMarkdownStep` keeps a readable copy.
 `learn_from` (`LearnFrom`) says which samples the tail learns from. The names below are imported
 on first use.
 """
@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from ace.steps.agent import AgentStep
     from ace.steps.checkpoint import CheckpointStep
     from ace.steps.context import ACEStepContext, Sample
+    from ace.steps.counterexample import CounterexampleStep
     from ace.steps.deduplicate import DeduplicateStep
     from ace.steps.evaluate import EnvironmentResult, EvaluateStep, TaskEnvironment
     from ace.steps.export_markdown import ExportMarkdownStep
@@ -39,6 +40,7 @@ __all__ = [
     "ACEStepContext",
     "AgentStep",
     "CheckpointStep",
+    "CounterexampleStep",
     "DeduplicateStep",
     "EnvironmentResult",
     "EvaluateStep",
@@ -66,6 +68,7 @@ _EXPORTS: dict[str, str] = {
     "ACEStepContext": "ace.steps.context",
     "AgentStep": "ace.steps.agent",
     "CheckpointStep": "ace.steps.checkpoint",
+    "CounterexampleStep": "ace.steps.counterexample",
     "DeduplicateStep": "ace.steps.deduplicate",
     "EnvironmentResult": "ace.steps.evaluate",
     "EvaluateStep": "ace.steps.evaluate",

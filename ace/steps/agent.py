@@ -55,12 +55,13 @@ class AgentStep:
         self._skillbook.mark_used(output.injected_skill_ids)
         return ctx.replace(agent_output=output, injected_skill_ids=output.injected_skill_ids)
 
-    async def answer(self, sample: Sample) -> AgentOutput:
-        """The agent's answer to `sample` with the skills the policy hands out now, counting no use
-        (a recheck of a lesson is not a use). Raises UsageError when the agent reports a skill its
-        source never handed out."""
+    async def answer(self, sample: Sample, *, unaided: bool = False) -> AgentOutput:
+        """The agent's answer to `sample` with the skills the policy hands out now (`unaided`: with
+        none), counting no use (a recheck of a lesson is not a use). Raises UsageError when the
+        agent reports a skill its source never handed out."""
         source = self._new_source()
-        output = await self._agent.answer(sample.question, context=sample.context, skills=source, sample=sample)
+        skills = () if unaided else source
+        output = await self._agent.answer(sample.question, context=sample.context, skills=skills, sample=sample)
         handed_out = set(source.used_skill_ids)
         claimed = [skill_id for skill_id in output.injected_skill_ids if skill_id not in handed_out]
         if claimed:

@@ -21,7 +21,7 @@ class ReflectStep:
     async boundary: learning runs in the background while the next samples are answered. A failed
     reflection is kept as such (`failed=True`); UpdateStep will not learn from it. With
     `learn_from="failures"` an unaided full success is not reflected on: `ctx.learning_skipped`
-    says so and UpdateStep leaves it alone.
+    says so and UpdateStep leaves it alone; a sample an earlier step already skipped passes through.
     """
 
     requires = frozenset({"trace", "injected_skill_ids"})
@@ -41,6 +41,8 @@ class ReflectStep:
         """Which samples are reflected on (`ace.steps.learn_from.LearnFrom`)."""
 
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
+        if ctx.learning_skipped is not None:  # an earlier step (e.g. CounterexampleStep) ruled it out
+            return ctx
         skipped = skip_reason(self.learn_from, ctx.trace, ctx.injected_skill_ids)
         if skipped is not None:
             return ctx.replace(learning_skipped=skipped)

@@ -102,6 +102,12 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
         help="keep a new or changed skill only if the agent, answering its training item again with it, gets it right",
     )
     parser.add_argument(
+        "--counterexamples",
+        action="store_true",
+        help="answer a failed training item again without its injected skills; if that is right, record it as "
+        "their counterexample (the matcher withholds them from tasks nearer to it) instead of learning from it",
+    )
+    parser.add_argument(
         "--worked-examples",
         action="store_true",
         help="a skill learned from a labelled answer carries it as its example (task -> expected answer)",
@@ -209,6 +215,7 @@ def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
         train_epochs=args.train_epochs,
         learn_from=args.learn_from,
         recheck=args.recheck,
+        counterexamples=args.counterexamples,
         worked_examples=args.worked_examples,
         train_limit=args.train_limit,
         test_limit=args.test_limit,

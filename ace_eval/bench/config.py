@@ -48,6 +48,9 @@ class BenchConfig:
     recheck: bool = False
     """Keep a new or changed skill only if the agent, answering its training item again with it,
     gets it right (`ACE.from_roles(recheck=True)`)."""
+    counterexamples: bool = False
+    """Answer a failed training item again without its injected skills; if that is right, tag them
+    with it as a counterexample instead of learning from it (`ACE.from_roles(counterexamples=True)`)."""
     worked_examples: bool = False
     """A skill learned from a labelled answer carries it as its worked example
     (`SkillManager(worked_examples=True)`; nothing to carry with `verdict` feedback)."""

@@ -85,6 +85,7 @@ def report_dict(report: BenchReport) -> dict[str, Any]:
         "feedback": config.feedback,
         "learn_from": config.learn_from,
         "recheck": config.recheck,
+        "counterexamples": config.counterexamples,
         "worked_examples": config.worked_examples,
         "arms": list(config.arms),
         "items": {
@@ -273,6 +274,7 @@ def markdown(report: BenchReport, data: dict[str, Any]) -> str:
         f"{config.train_epochs} epoch(s), {items['test']} test items x {items['trials']} trial(s)",
         f"- feedback while learning: `{config.feedback}`, learning from `{config.learn_from}`"
         f"{', lessons rechecked on their own item' if config.recheck else ''}"
+        f"{', counterexamples checked' if config.counterexamples else ''}"
         f"{', skills carry their worked example' if config.worked_examples else ''}; "
         f"arms: {', '.join(config.arms)}",
         f"- models: agent `{config.agent_model}`, {config.reflector_type} reflector `{config.reflector_model}`, "

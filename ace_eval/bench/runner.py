@@ -177,6 +177,7 @@ async def run_bench_async(
         log(
             f"learning: {len(train)} training items x {config.train_epochs} epoch(s), feedback {config.feedback}, "
             f"learning from {config.learn_from}{', rechecked' if config.recheck else ''}"
+            f"{', counterexamples checked' if config.counterexamples else ''}"
             f"{', worked examples' if config.worked_examples else ''} "
             f"(agent {config.agent_model}, {config.reflector_type} reflector {config.reflector_model}, "
             f"skill manager {config.skill_manager_model})"
@@ -263,6 +264,7 @@ async def _learn(
         matcher=SkillMatcher(skillbook),
         match_limit=config.skills_limit,
         recheck=config.recheck,
+        counterexamples=config.counterexamples,
         reflect_workers=config.max_workers,
         learn_from=config.learn_from,
     )
