@@ -6,9 +6,12 @@ insight. Recall takes the `shortlist_size` skills whose issue + keywords text is
 are dropped, so the common answer, "nothing applies", is `[]`. Equal scores sort by skill id.
 
 A skill with counterexamples (`Skill.counterexample_questions`: tasks it made the agent get wrong,
-which the agent got right without it) is withheld from a task nearer (cosine) to one of them than
-to every question it was learned from (`Skill.learned_from_questions`; its issue + keywords when it
-has none): a neighbour that shares the skill's words is told apart by the cases it already broke.
+which the agent got right without it) is withheld from a task that shares more of the terms only
+its counterexamples have than of the terms only the questions it was learned from have
+(`Skill.learned_from_questions`; its issue + keywords when it has none). A neighbour differs from
+the skill's own cases in a few words ("bought at the regular price" against "bought in the
+clearance sale"); those words, not the many it shares, tell it apart. Dense similarity cannot:
+it is dominated by what the questions share.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import numpy as np
 
 from ace import tracing
 from ace.errors import UsageError
-from ace.skillbook import Skill, skill_id_order
+from ace.skillbook import skill_id_order
 
 from ._matching_index import (
     MatchableSkillbook,
@@ -57,9 +60,6 @@ DEFAULT_SHORTLIST_SIZE = 20
 """Skills recalled per task before reranking."""
 
 _SCORE_DECIMALS = 6  # rounding makes identical skills tie exactly, whatever the float noise
-_QUESTION_VECTORS = 4096
-"""Vectors of skills' learned-from and counterexample questions kept (only skills with counterexamples
-need them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +90,8 @@ class MatchExplanation:
     near_misses: tuple[SkillMatch, ...]
     """Shortlisted skills whose rerank score is below the floor, best first (ties by skill id)."""
     withheld: tuple[SkillMatch, ...]
-    """Skills at or above the floor withheld because the task is nearer to one of their
-    counterexamples than to every question they were learned from, best first."""
+    """Skills at or above the floor withheld because the task is more like their counterexamples
+    than like the questions they were learned from (see the module docstring), best first."""
     above_limit: int
     """Skills at or above the floor, not withheld, that `limit` cut off."""
     floor: float
@@ -149,7 +149,6 @@ class SkillMatcher:
         self.task_cache = task_cache
         """The vectors of tasks already embedded, or None."""
         self._batcher = EmbeddingBatcher(self.embedder) if batch_tasks else None
-        self._question_vectors = TaskVectorCache(max_entries=_QUESTION_VECTORS)
         self._skillbook = skillbook
         self._snapshot = empty_snapshot(self.embedder.dim)
         self._refresh_lock = threading.Lock()
@@ -220,7 +219,7 @@ class SkillMatcher:
                 )
             ]
             above_floor = [scored for scored in ranked if scored.score >= self.floor]
-            withheld = [scored for scored in above_floor if query is not None and self._withheld(scored, query)]
+            withheld = [scored for scored in above_floor if self._withheld(scored.skill_id, task_terms)]
             withheld_ids = {scored.skill_id for scored in withheld}
             applying = [scored for scored in above_floor if scored.skill_id not in withheld_ids]
             matches = tuple(applying[:limit])
@@ -272,31 +271,15 @@ class SkillMatcher:
         shortlisted.sort(key=lambda pair: (-pair[1].similarity, skill_id_order(pair[1].skill_id)))
         return shortlisted[: self.shortlist_size]
 
-    def _withheld(self, scored: SkillMatch, query: np.ndarray) -> bool:
-        """Whether the task of unit vector `query` is nearer to a counterexample of the scored skill
-        (as the skillbook holds it now: a TAG does not re-index) than to every question it was learned from."""
-        skill = self._skillbook.get_skill(scored.skill_id)
+    def _withheld(self, skill_id: str, task_terms: frozenset[str]) -> bool:
+        """Whether a task of `task_terms` shares more terms only the skill's counterexamples have than
+        terms only its learned-from questions have (the skill as stored now: a TAG does not re-index)."""
+        skill = self._skillbook.get_skill(skill_id)
         if skill is None or not skill.counterexample_questions:
             return False
-        learned_from = skill.learned_from_questions or (skill.match_text(),)
-        nearest_counterexample = float(np.max(self._question_matrix(skill.counterexample_questions, skill) @ query))
-        nearest_learned_from = float(np.max(self._question_matrix(learned_from, skill) @ query))
-        return nearest_counterexample > nearest_learned_from
-
-    def _question_matrix(self, questions: Sequence[str], skill: Skill) -> np.ndarray:
-        """The unit vectors of `questions` (of `skill`'s provenance), one row each, cached by text."""
-        model = self.embedder.name
-        known: dict[str, np.ndarray] = {}
-        for question in questions:
-            if (cached := self._question_vectors.get(model, question)) is not None:
-                known[question] = cached
-        missing = [question for question in dict.fromkeys(questions) if question not in known]
-        if missing:
-            what = f"{len(missing)} questions of skill {skill.id}"
-            for question, vector in zip(missing, checked_embed(self.embedder, missing, what), strict=True):
-                self._question_vectors.put(model, question, vector)
-                known[question] = vector
-        return np.stack([known[question] for question in questions])
+        learned_from = _terms_of_all(skill.learned_from_questions or (skill.match_text(),))
+        counterexamples = _terms_of_all(skill.counterexample_questions)
+        return len(task_terms & (counterexamples - learned_from)) > len(task_terms & (learned_from - counterexamples))
 
     def _task_vector(self, task: str) -> np.ndarray:
         """The task's unit vector: from the cache, else embedded (through the batcher when there is one)."""
@@ -313,6 +296,10 @@ class SkillMatcher:
         if self.task_cache is not None:
             self.task_cache.put(model, task, vector)
         return vector
+
+
+def _terms_of_all(texts: Sequence[str]) -> frozenset[str]:
+    return frozenset().union(*map(terms_of, texts))
 
 
 def _checked_task(task: str) -> str:
