@@ -33,13 +33,19 @@ class ACE(Runner):
 
     Build it with `ACE.from_roles(...)`; `run(samples, epochs=..., workers=...)` returns one
     `SampleResult` per sample per epoch; `evaluate(samples)` answers and judges without learning;
+    `check_counterexamples(samples)` records what the skills break (with `counterexamples=True`);
     `skillbook` is the skillbook being learned.
     """
 
-    def __init__(self, pipeline: Pipeline, skillbook: Skillbook, *, head: Pipeline) -> None:
+    def __init__(
+        self, pipeline: Pipeline, skillbook: Skillbook, *, head: Pipeline, counterexample_check: Pipeline | None = None
+    ) -> None:
         super().__init__(pipeline, skillbook)
         self.head = head
         """AgentStep -> EvaluateStep alone: what `evaluate` runs."""
+        self.counterexample_check = counterexample_check
+        """AgentStep -> EvaluateStep -> CounterexampleStep: what `check_counterexamples` runs (None
+        without `counterexamples=True`)."""
 
     @classmethod
     def from_roles(
@@ -95,7 +101,8 @@ class ACE(Runner):
             options=options,
             recheck=Recheck(agent_step, evaluate_step) if recheck else None,
         )
-        return cls(pipeline, skillbook, head=Pipeline(head, name="ACE.evaluate"))
+        check = Pipeline([*head, *checks], name="ACE.check_counterexamples") if checks else None
+        return cls(pipeline, skillbook, head=Pipeline(head, name="ACE.evaluate"), counterexample_check=check)
 
     def run(
         self,
@@ -163,6 +170,36 @@ class ACE(Runner):
             make_context=_context_for,
             after_step=after_step,
             pipeline=self.head,
+        )
+
+    def check_counterexamples(
+        self, samples: Iterable[Sample | str], *, workers: int = 1, after_step: StepHook | Sequence[StepHook] = ()
+    ) -> list[SampleResult]:
+        """Answer every sample once with the skills as they are now and record their counterexamples
+        (`CounterexampleStep`), learning nothing else: after training, a pass over the training
+        samples finds the tasks the learned skills break, also those answered before the skill
+        existed. One result per sample; `output.learning_skipped` is set exactly on the samples that
+        were counterexamples, and says of which skills. Raises
+        UsageError unless the loop was built with `counterexamples=True`, else as `run` does."""
+        return run_blocking(
+            self.check_counterexamples_async(samples, workers=workers, after_step=after_step),
+            method="ACE.check_counterexamples",
+            alternative="ace.check_counterexamples_async",
+        )
+
+    async def check_counterexamples_async(
+        self, samples: Iterable[Sample | str], *, workers: int = 1, after_step: StepHook | Sequence[StepHook] = ()
+    ) -> list[SampleResult]:
+        """`check_counterexamples` for async callers, on their event loop."""
+        if self.counterexample_check is None:
+            raise UsageError("check_counterexamples needs a loop built with ACE.from_roles(counterexamples=True)")
+        return await self.run_epochs_async(
+            _samples(samples),
+            epochs=1,
+            workers=workers,
+            make_context=_context_for,
+            after_step=after_step,
+            pipeline=self.counterexample_check,
         )
 
 

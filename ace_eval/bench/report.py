@@ -204,6 +204,7 @@ def _skill(skill: Any) -> dict[str, Any]:
         "helpful_count": skill.helpful_count,
         "harmful_count": skill.harmful_count,
         "neutral_count": skill.neutral_count,
+        "counterexamples": list(skill.counterexample_questions),
     }
 
 
@@ -390,5 +391,6 @@ def _skills_markdown(data: dict[str, Any]) -> list[str]:
             f"  - learned arm: injected into {row['injected']} answers ({reached}); accuracy injected / not: {rates}; "
             "helpful / harmful / neutral: "
             f"{skill['helpful_count']} / {skill['harmful_count']} / {skill['neutral_count']}",
+            *(f"  - counterexample: {question}" for question in skill["counterexamples"]),
         ]
     return lines

@@ -3,7 +3,8 @@
 0. Preflight (`preflight.py`): settings, arms, items and models, before any model is called.
 1. Learning (when an arm needs it): `ACE.from_roles` with the `Agent` role, a `GradingEnvironment`
    (feedback `labels` or `verdict`), the Reflector and the SkillManager, skills injected by the
-   `SkillMatcher` as in the `learned` arm, over the training items for N epochs (barriers). One
+   `SkillMatcher` as in the `learned` arm, over the training items for N epochs (barriers); with
+   `counterexamples`, then one `check_counterexamples` pass over the training items. One
    checkpoint per epoch; `train_log.jsonl` as samples finish; `skillbook.json` at the end. The
    answers and feedback of epoch 1 are the `icl` arm's experience.
 2. Arms: `ACE.evaluate` on the test items and trials, once per arm, each in its own phase (wall
@@ -268,13 +269,28 @@ async def _learn(
         reflect_workers=config.max_workers,
         learn_from=config.learn_from,
     )
-    return await ace.run_async(
+    results = await ace.run_async(
         bench_samples(train),
         epochs=config.train_epochs,
         workers=config.max_workers,
         after_step=(train_log.hook, experience_hook),
         on_epoch_end=end_epoch,
     )
+    if config.counterexamples:
+        checked = await ace.check_counterexamples_async(bench_samples(train), workers=config.max_workers)
+        found = [_item_id(result) for result in checked if _is_counterexample(result)]
+        log(f"counterexample check: {len(found)} of {len(checked)} training items broken by their skills {found}")
+    return results
+
+
+def _item_id(result: SampleResult) -> str:
+    ctx = result.output
+    return item_of(ctx.sample).id if isinstance(ctx, ACEStepContext) and isinstance(ctx.sample, Sample) else "?"
+
+
+def _is_counterexample(result: SampleResult) -> bool:
+    ctx = result.output
+    return isinstance(ctx, ACEStepContext) and ctx.learning_skipped is not None
 
 
 async def _run_arm(

@@ -25,7 +25,7 @@ from ace.skillbook import Skillbook
 from ace_eval.bench.arms import ARMS, count_tokens
 from ace_eval.bench.config import BenchConfig
 from ace_eval.bench.items import BenchItem
-from ace_eval.bench.report import report_dict
+from ace_eval.bench.report import markdown, report_dict
 from ace_eval.bench.runner import BenchReport, run_bench
 from ace_eval.bench.scoring import pair_key
 from ace_eval.bench.task_set import TaskSet
@@ -289,3 +289,11 @@ def test_worked_examples_put_the_labelled_answer_into_the_learned_skill(tmp_path
         f"{SHOUT_RULE.insight} Example: {first.question!r} -> {first.expected!r}"
     ]
     assert report_dict(report)["worked_examples"] is True
+
+
+def test_the_counterexample_check_is_named_in_the_report(tmp_path: Path) -> None:
+    report = _run(tmp_path, arms=("learned",), counterexamples=True)
+
+    data = report_dict(report)
+    assert data["counterexamples"] is True
+    assert "counterexamples checked" in markdown(report, data)

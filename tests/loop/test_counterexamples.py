@@ -184,3 +184,26 @@ def test_counterexamples_without_an_environment_are_refused() -> None:
             skill_manager=_finalizing_skill_manager(),
             counterexamples=True,
         )
+
+
+def test_a_check_after_training_records_the_counterexamples_and_learns_nothing_else() -> None:
+    skillbook = _skillbook_with_the_clearance_rule()
+    agent, reflector = RuleFollowingAgent(), CountingReflector()
+    ace = _loop(skillbook, agent, reflector, counterexamples=True)
+
+    results = ace.check_counterexamples(
+        [Sample(REGULAR, ground_truth="APPROVE", id="regular"), Sample(CLEARANCE, ground_truth="DENY", id="clearance")]
+    )
+
+    assert [result.error for result in results] == [None, None]
+    assert [result.output.learning_skipped is not None for result in results] == [True, False]
+    assert reflector.calls == 0
+    [skill] = skillbook.skills()
+    assert skill.counterexample_questions == (REGULAR,) and len(skill.occurrences) == 2
+
+
+def test_a_check_needs_a_loop_built_for_counterexamples() -> None:
+    ace = _loop(_skillbook_with_the_clearance_rule(), RuleFollowingAgent(), CountingReflector())
+
+    with pytest.raises(UsageError, match=r"counterexamples=True"):
+        ace.check_counterexamples([Sample(REGULAR, ground_truth="APPROVE")])
