@@ -5,9 +5,10 @@ too: measured with a 1.5B agent, a skill for refunds of clearance items was matc
 refunds, and the agent followed it every time. When a sample into which skills were injected is not
 fully right, the agent answers it again with no skill and the environment grades that answer. If
 it is now fully right, the injected skills are what went wrong: each gets a harmful TAG record of
-relation `COUNTEREXAMPLE` with the sample's question (the matcher then withholds the skill from
-tasks nearer to a counterexample than to the questions it was learned from), and the sample is not
-learned from (there is no lesson in it but that one; `ctx.learning_skipped` says so).
+relation `COUNTEREXAMPLE` with the sample's question (the matcher then withholds the skill from a
+task sharing more of the words only its counterexamples have than of the words only its own
+questions have), and the sample is not learned from (there is no lesson in it but that one;
+`ctx.learning_skipped` says so).
 """
 
 from __future__ import annotations
