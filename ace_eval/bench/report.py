@@ -20,7 +20,7 @@ from ace.atomic_write import write_text_atomic
 from ace_eval.bench.arms import ARM_QUESTIONS
 from ace_eval.bench.report_html import render_bench_report_html
 from ace_eval.bench.runner import BenchReport
-from ace_eval.bench.scoring import PairedDifference
+from ace_eval.bench.scoring import PairedDifference, pair_key
 from ace_eval.versions import package_versions
 
 __all__ = ["CONTROL_HARM_LIMIT", "exit_status", "report_dict", "summary_dict", "write_reports"]
@@ -158,6 +158,7 @@ def _targets(report: BenchReport) -> dict[str, Any]:
                 "met": harm <= CONTROL_HARM_LIMIT,
                 "rule": "control pairs right in none but wrong in learned <= 2%",
                 "broken": len(versus_none.controls_broken),
+                "broken_with_no_skill_injected": _broken_with_no_skill(report, versus_none.controls_broken),
                 "control_pairs": versus_none.control_pairs,
                 "share": harm,
             }
@@ -174,6 +175,13 @@ def _targets(report: BenchReport) -> dict[str, Any]:
             "prompt_tokens_per_item": {"learned": learned_tokens, "icl": icl_tokens},
         }
     return targets
+
+
+def _broken_with_no_skill(report: BenchReport, broken: tuple[str, ...]) -> int:
+    """How many of the `learned` arm's `broken` pairs got no skill: their prompt was the none arm's, so
+    the answer changed by the model's or the server's own variance, not by what was learned."""
+    unaided = {pair_key(outcome) for outcome in report.outcomes["learned"] if not outcome.injected_skill_ids}
+    return sum(key in unaided for key in broken)
 
 
 def _learning(report: BenchReport) -> dict[str, Any]:
@@ -309,9 +317,18 @@ def markdown(report: BenchReport, data: dict[str, Any]) -> str:
         )
     lines += ["", "## Targets", ""]
     for name, target in data["targets"].items():
-        verdict = "not run" if target is None else ("met" if target["met"] else "NOT met")
-        rule = "" if target is None else f": {target['rule']}"
-        lines.append(f"- {name.replace('_', ' ')}: **{verdict}**{rule}")
+        title = name.replace("_", " ")
+        if target is None:
+            lines.append(f"- {title}: **not run**")
+            continue
+        rule = target["rule"]
+        if target.get("broken_with_no_skill_injected"):
+            rule += (
+                f" ({target['broken']} of {target['control_pairs']} broken, "
+                f"{target['broken_with_no_skill_injected']} of them with no skill injected: "
+                "the none arm's prompt, answered differently)"
+            )
+        lines.append(f"- {title}: **{'met' if target['met'] else 'NOT met'}**: {rule}")
     kinds = sorted({kind for score in data["scores"].values() for kind in score["by_kind"]})
     lines += [
         "",

@@ -17,7 +17,7 @@ from bench_roles import (
     shout_skill_manager,
     shout_task_set,
 )
-from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace.retrieval import SkillMatcher
@@ -158,6 +158,36 @@ def test_harm_on_controls_is_counted_against_none(tmp_path: Path) -> None:
     assert all_vs_none.control_harm == 1.0
     oracle_vs_none = next(d for d in report.differences if (d.arm, d.baseline) == ("oracle", "none"))
     assert oracle_vs_none.controls_broken == ()  # the oracle injects nothing on a control
+
+
+def test_harm_target_counts_the_broken_controls_that_got_no_skill(tmp_path: Path) -> None:
+    shout, task_set = ShoutAgent(), shout_task_set()
+    [question] = [item.question for item in task_set.items if item.id == "control-1"]
+    asked: list[str] = []
+
+    def second_answer_wrong(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        """The ShoutAgent, but control-1 is answered wrong the second time it is asked."""
+        if question in first_user_prompt(messages):
+            asked.append(question)
+            if len(asked) == 2:
+                wrong = {"reasoning": "r", "answer": "not the word"}
+                return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, wrong)])
+        return shout.model().function(messages, info)  # type: ignore[misc, return-value]
+
+    config = BenchConfig(output_dir=tmp_path / "run", arms=("none", "learned"), require_task_match=False)
+    models = {
+        "agent": FunctionModel(second_answer_wrong),
+        "reflector": quoting_reflector(),
+        "skill_manager": shout_skill_manager(),
+    }
+    report = run_bench(config, task_set, log=lambda _: None, models=models)  # type: ignore[arg-type]
+    data = report_dict(report)
+
+    [control] = [o for o in report.outcomes["learned"] if o.item_id == "control-1"]
+    assert not control.correct and control.injected_skill_ids == ()
+    harm = data["targets"]["control_harm_at_most_2_percent"]
+    assert (harm["broken"], harm["broken_with_no_skill_injected"], harm["met"]) == (1, 1, False)
+    assert "1 of 2 broken, 1 of them with no skill injected" in markdown(report, data)
 
 
 def test_verdict_feedback_never_shows_the_expected_answer(tmp_path: Path) -> None:
