@@ -163,14 +163,7 @@ class ACE(Runner):
         self, samples: Iterable[Sample | str], *, workers: int = 1, after_step: StepHook | Sequence[StepHook] = ()
     ) -> list[SampleResult]:
         """`evaluate` for async callers, on their event loop."""
-        return await self.run_epochs_async(
-            _samples(samples),
-            epochs=1,
-            workers=workers,
-            make_context=_context_for,
-            after_step=after_step,
-            pipeline=self.head,
-        )
+        return await self._one_pass(self.head, samples, workers=workers, after_step=after_step)
 
     def check_counterexamples(
         self, samples: Iterable[Sample | str], *, workers: int = 1, after_step: StepHook | Sequence[StepHook] = ()
@@ -193,13 +186,24 @@ class ACE(Runner):
         """`check_counterexamples` for async callers, on their event loop."""
         if self.counterexample_check is None:
             raise UsageError("check_counterexamples needs a loop built with ACE.from_roles(counterexamples=True)")
+        return await self._one_pass(self.counterexample_check, samples, workers=workers, after_step=after_step)
+
+    async def _one_pass(
+        self,
+        pipeline: Pipeline,
+        samples: Iterable[Sample | str],
+        *,
+        workers: int,
+        after_step: StepHook | Sequence[StepHook],
+    ) -> list[SampleResult]:
+        """Every sample once through `pipeline`, learning nothing the pipeline does not."""
         return await self.run_epochs_async(
             _samples(samples),
             epochs=1,
             workers=workers,
             make_context=_context_for,
             after_step=after_step,
-            pipeline=self.counterexample_check,
+            pipeline=pipeline,
         )
 
 
