@@ -2,28 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from ace.retrieval.matching import SkillMatcher
-from ace.retrieval.rerankers import RerankCandidate
 
+from .fixed_reranker import ScoreById
 from .fixture_skills import LOCKFILES
 
 TASK = "Merging main into my branch leaves conflicts in poetry.lock."
-
-
-class ScoreById:
-    """Scores each candidate by a fixed table (0.0 for skills not in it)."""
-
-    name = "score-by-id"
-
-    def __init__(self, scores: dict[str, float]) -> None:
-        self.scores = scores
-
-    def rerank(self, task: str, candidates: Sequence[RerankCandidate]) -> list[float]:
-        return [self.scores.get(c.skill_id, 0.0) for c in candidates]
 
 
 def test_explain_splits_the_shortlist_at_the_floor_and_agrees_with_match(skillbook, embedder):

@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from ace.retrieval.embedder import Embedder
 from ace.retrieval.matching import SkillMatcher
-from ace.retrieval.rerankers import RerankCandidate
 from ace.skillbook import COUNTEREXAMPLE, InsightSource, Skillbook
 
-
-class ScoreById:
-    name = "score-by-id"
-
-    def __init__(self, scores: dict[str, float]) -> None:
-        self.scores = scores
-
-    def rerank(self, task: str, candidates: Sequence[RerankCandidate]) -> list[float]:
-        return [self.scores.get(c.skill_id, 0.0) for c in candidates]
-
+from .fixed_reranker import ScoreById
 
 WEIGHT_LABEL = "What weight goes on the shipping label of parcel 4411, which weighs 2.5 kg?"
 WEIGHT_KG = "What does parcel 3107 weigh? It weighs 1.25 kg; answer in kilograms, as a decimal number."
