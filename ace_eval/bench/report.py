@@ -151,18 +151,27 @@ def _targets(report: BenchReport) -> dict[str, Any]:
             "mcnemar_p": versus_none.mcnemar_p,
         }
         harm = versus_none.control_harm
-        targets["control_harm_at_most_2_percent"] = (
-            None
-            if harm is None
-            else {
+        if harm is not None:
+            broken, unaided = (
+                len(versus_none.controls_broken),
+                _broken_with_no_skill(report, versus_none.controls_broken),
+            )
+            targets["control_harm_at_most_2_percent"] = {
                 "met": harm <= CONTROL_HARM_LIMIT,
                 "rule": "control pairs right in none but wrong in learned <= 2%",
-                "broken": len(versus_none.controls_broken),
-                "broken_with_no_skill_injected": _broken_with_no_skill(report, versus_none.controls_broken),
+                "broken": broken,
+                "broken_with_no_skill_injected": unaided,
                 "control_pairs": versus_none.control_pairs,
                 "share": harm,
+                **(
+                    {
+                        "note": f"{broken} of {versus_none.control_pairs} broken, {unaided} of them with no skill "
+                        "injected: the prompt of the none arm, answered differently"
+                    }
+                    if unaided
+                    else {}
+                ),
             }
-        )
     if versus_icl is not None:
         learned_tokens, icl_tokens = report.prompt_tokens_per_item("learned"), report.prompt_tokens_per_item("icl")
         fewer = learned_tokens is not None and icl_tokens is not None and learned_tokens < icl_tokens
@@ -321,14 +330,8 @@ def markdown(report: BenchReport, data: dict[str, Any]) -> str:
         if target is None:
             lines.append(f"- {title}: **not run**")
             continue
-        rule = target["rule"]
-        if target.get("broken_with_no_skill_injected"):
-            rule += (
-                f" ({target['broken']} of {target['control_pairs']} broken, "
-                f"{target['broken_with_no_skill_injected']} of them with no skill injected: "
-                "the none arm's prompt, answered differently)"
-            )
-        lines.append(f"- {title}: **{'met' if target['met'] else 'NOT met'}**: {rule}")
+        note = f" ({target['note']})" if "note" in target else ""
+        lines.append(f"- {title}: **{'met' if target['met'] else 'NOT met'}**: {target['rule']}{note}")
     kinds = sorted({kind for score in data["scores"].values() for kind in score["by_kind"]})
     lines += [
         "",

@@ -90,8 +90,14 @@ def test_a_run_that_learned_nothing_and_scored_only_none_renders(tmp_path: Path)
 def test_the_harm_target_names_the_broken_controls_that_got_no_skill(tmp_path: Path) -> None:
     _, data = _run(tmp_path)
     harm = data["targets"]["control_harm_at_most_2_percent"]
-    harm.update(met=False, broken=2, control_pairs=20, broken_with_no_skill_injected=1)
+    harm.update(
+        met=False,
+        broken=2,
+        control_pairs=20,
+        broken_with_no_skill_injected=1,
+        note="2 of 20 broken, 1 of them with no skill injected: the prompt of the none arm, answered differently",
+    )
 
     html = render_bench_report_html(data, run_name="r")
 
-    assert "2 of 20 broken, 1 of them with no skill injected: the none arm's prompt" in html
+    assert "2 of 20 broken, 1 of them with no skill injected: the prompt of the none arm" in html
