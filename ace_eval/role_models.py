@@ -2,7 +2,7 @@
 
 - `add_role_model_flags` / `role_settings_from_args`: the `--<role>-model`, `--api-base`,
   `--api-key`, `--cache-prompts`, `--cache-ttl` and request flags (caps, temperature, timeout,
-  context window), the same in every command that runs roles;
+  extra request-body fields, context window), the same in every command that runs roles;
 - `check_role_models`: offline and real models mixed, or a provider credential missing - before
   any model is called;
 - `layered_settings`: a role's request settings from its default, the run-wide values and its own;
@@ -59,17 +59,21 @@ def add_role_model_flags(parser: argparse.ArgumentParser, roles: Sequence[str], 
 
 
 def role_settings_from_args(args: argparse.Namespace, roles: Sequence[str]) -> dict[str, RequestSettings]:
-    """The per-role `--<role>-max-output-tokens` / `--<role>-temperature` values given, by role
-    name (`skill_manager` for the `skill-manager` flags); roles with neither are left out. Raises
-    UsageError for a value out of range."""
+    """The per-role `--<role>-max-output-tokens` / `--<role>-temperature` / `--<role>-extra-body`
+    values given, by role name (`skill_manager` for the `skill-manager` flags); roles with none of
+    them are left out. Raises UsageError for a value out of range."""
     from ace.models import RequestSettings
 
     settings: dict[str, RequestSettings] = {}
     for role in roles:
         attribute = role.replace("-", "_")
-        cap, temperature = getattr(args, f"{attribute}_max_output_tokens"), getattr(args, f"{attribute}_temperature")
-        if cap is not None or temperature is not None:
-            settings[attribute] = RequestSettings(max_output_tokens=cap, temperature=temperature)
+        own = RequestSettings(
+            max_output_tokens=getattr(args, f"{attribute}_max_output_tokens"),
+            temperature=getattr(args, f"{attribute}_temperature"),
+            extra_body=getattr(args, f"{attribute}_extra_body"),
+        )
+        if own != RequestSettings():
+            settings[attribute] = own
     return settings
 
 
@@ -106,11 +110,15 @@ def layered_settings(
         temperature=everyone.temperature,
         timeout_seconds=everyone.timeout_seconds,
         structured_output=everyone.structured_output,
+        extra_body=everyone.extra_body,
     )
     if own is None:
         return settings
     return settings.overridden(
-        max_output_tokens=own.max_output_tokens, temperature=own.temperature, timeout_seconds=own.timeout_seconds
+        max_output_tokens=own.max_output_tokens,
+        temperature=own.temperature,
+        timeout_seconds=own.timeout_seconds,
+        extra_body=own.extra_body,
     )
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Sequence
+from typing import Any
 
-__all__ = ["add_model_server_flags", "add_request_flags", "positive_int"]
+__all__ = ["add_model_server_flags", "add_request_flags", "json_object", "positive_int"]
 
 
 def positive_int(text: str) -> int:
@@ -16,6 +18,17 @@ def positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def json_object(text: str) -> dict[str, Any]:
+    """argparse type: a JSON object, e.g. '{"cache_prompt": false}'."""
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r} ({exc})") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object ({{...}}), got {text!r}")
     return value
 
 
@@ -34,9 +47,9 @@ def add_model_server_flags(parser: argparse.ArgumentParser, *, models: str) -> N
 
 def add_request_flags(parser: argparse.ArgumentParser, roles: Sequence[str], *, everyone: str) -> None:
     """`--max-output-tokens`, `--temperature`, `--request-timeout`, `--structured-output`,
-    `--context-window` for `everyone`
-    (e.g. "every role"), and `--<role>-max-output-tokens` / `--<role>-temperature` per role
-    (`roles` as they appear in flags: `reflector`, `skill-manager`, ...)."""
+    `--extra-body`, `--context-window` for `everyone` (e.g. "every role"), and
+    `--<role>-max-output-tokens` / `--<role>-temperature` / `--<role>-extra-body` per role (`roles`
+    as they appear in flags: `reflector`, `skill-manager`, ...)."""
     parser.add_argument("--max-output-tokens", type=positive_int, help=f"output-token cap of {everyone}'s requests")
     parser.add_argument("--temperature", type=float, help=f"sampling temperature of {everyone} (default 0.0)")
     parser.add_argument("--request-timeout", type=float, help="seconds one request may take (default 300)")
@@ -48,6 +61,13 @@ def add_request_flags(parser: argparse.ArgumentParser, roles: Sequence[str], *, 
         "small model to the schema and its field length caps)",
     )
     parser.add_argument(
+        "--extra-body",
+        type=json_object,
+        metavar="JSON",
+        help=f"server-specific fields added to {everyone}'s request bodies, e.g. '{{\"cache_prompt\": false}}' "
+        "(llama-server: answers at temperature 0 reproducible run to run); recorded in reports, never a credential",
+    )
+    parser.add_argument(
         "--context-window",
         type=positive_int,
         help="context window of the reflector and skill manager models, for a local alias litellm "
@@ -56,3 +76,9 @@ def add_request_flags(parser: argparse.ArgumentParser, roles: Sequence[str], *, 
     for role in roles:
         parser.add_argument(f"--{role}-max-output-tokens", type=positive_int, help=f"output-token cap of the {role}")
         parser.add_argument(f"--{role}-temperature", type=float, help=f"sampling temperature of the {role}")
+        parser.add_argument(
+            f"--{role}-extra-body",
+            type=json_object,
+            metavar="JSON",
+            help=f"server-specific fields added to the {role}'s request bodies (replaces --extra-body for it)",
+        )

@@ -191,9 +191,11 @@ def _roles(args: argparse.Namespace, skillbook: Skillbook) -> tuple[Reflector | 
                 temperature=args.temperature,
                 timeout_seconds=args.request_timeout,
                 structured_output=args.structured_output,
+                extra_body=args.extra_body,
             ).overridden(
                 max_output_tokens=getattr(args, f"{role}_max_output_tokens"),
                 temperature=getattr(args, f"{role}_temperature"),
+                extra_body=getattr(args, f"{role}_extra_body"),
             )
         except ValueError as exc:
             raise CommandError(f"request settings of the {role.replace('_', ' ')}: {exc}") from exc

@@ -8,7 +8,9 @@ one without a timeout can hang a run. Each role has defaults that fit its job (s
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, get_args
 
@@ -27,6 +29,22 @@ response format (see `RequestSettings.structured_output`)."""
 
 _Answer = TypeVar("_Answer")
 
+_RESERVED_BODY_KEYS = frozenset(
+    {
+        "model",
+        "messages",
+        "tools",
+        "tool_choice",
+        "response_format",
+        "stream",
+        "max_tokens",
+        "max_completion_tokens",
+        "temperature",
+        "seed",
+    }
+)
+"""Request fields `RequestSettings.extra_body` may not set: the roles and the other settings own them."""
+
 DEFAULT_CONTEXT_WINDOW = 8192
 """Context window assumed for a model litellm has no information about (a local server's alias, a
 test model); override it with `AgenticConfig.context_window_tokens`."""
@@ -37,7 +55,8 @@ class RequestSettings:
     """The sampling and safety settings sent with every request of one role.
 
     Raises ValueError naming the field for a cap or timeout below or at 0, a temperature outside
-    [0, 2], or a seed that is not an int.
+    [0, 2], a seed that is not an int, or an `extra_body` that is not a JSON object or sets a field
+    the roles own (model, messages, tools, max_tokens, temperature, seed, ...).
     """
 
     max_output_tokens: int | None = None
@@ -55,6 +74,11 @@ class RequestSettings:
     provider's JSON-schema response format (`response_format` on the wire); llama-server and vLLM
     then hold the model to the schema with a grammar, field length caps included, so a small model
     can neither answer in prose nor run on in one field (OpenAI and Gemini support it too)."""
+    extra_body: Mapping[str, Any] | None = None
+    """Server-specific fields added to every request body (pydantic-ai's `extra_body`), e.g.
+    `{"cache_prompt": false}`, which makes llama-server's answers at temperature 0 reproducible (its
+    prompt cache changes how a prompt is batched, and so the floating-point results); None: none.
+    Recorded in run reports: never put a credential here."""
 
     def __post_init__(self) -> None:
         if self.max_output_tokens is not None and (
@@ -69,6 +93,8 @@ class RequestSettings:
             raise UsageError(f"seed must be None or an int, got {self.seed!r}")
         if self.structured_output is not None and self.structured_output not in get_args(StructuredOutput):
             raise UsageError(f"structured_output must be None, 'tool' or 'native', got {self.structured_output!r}")
+        if self.extra_body is not None:
+            object.__setattr__(self, "extra_body", _checked_extra_body(self.extra_body))
 
     def overridden(
         self,
@@ -78,6 +104,7 @@ class RequestSettings:
         timeout_seconds: float | None = None,
         seed: int | None = None,
         structured_output: StructuredOutput | None = None,
+        extra_body: Mapping[str, Any] | None = None,
     ) -> RequestSettings:
         """A copy in which every argument that is not None replaces the current value."""
         return dataclasses.replace(
@@ -87,6 +114,7 @@ class RequestSettings:
             timeout_seconds=self.timeout_seconds if timeout_seconds is None else timeout_seconds,
             seed=self.seed if seed is None else seed,
             structured_output=self.structured_output if structured_output is None else structured_output,
+            extra_body=self.extra_body if extra_body is None else extra_body,
         )
 
     def output_type(self, answer: type[_Answer]) -> type[_Answer] | NativeOutput[_Answer]:
@@ -110,11 +138,28 @@ class RequestSettings:
             settings["timeout"] = self.timeout_seconds
         if self.seed is not None:
             settings["seed"] = self.seed
+        if self.extra_body is not None:
+            settings["extra_body"] = dict(self.extra_body)
         return settings
 
     def to_dict(self) -> dict[str, Any]:
         """The fields by name, JSON-ready."""
         return dataclasses.asdict(self)
+
+
+def _checked_extra_body(body: object) -> dict[str, Any]:
+    """A copy of `body` if it is a JSON object that sets none of `_RESERVED_BODY_KEYS`; else UsageError."""
+    if not isinstance(body, Mapping) or not all(isinstance(key, str) for key in body):
+        raise UsageError(f"extra_body must be a JSON object with string keys, got {body!r}")
+    if reserved := sorted(_RESERVED_BODY_KEYS.intersection(body)):
+        raise UsageError(
+            f"extra_body may not set {', '.join(reserved)}: use the role's own settings (caps, temperature, seed, "
+            "structured output) instead"
+        )
+    try:
+        return json.loads(json.dumps(dict(body), allow_nan=False))
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"extra_body must be JSON-serialisable: {exc}") from None
 
 
 def context_window(model: Model, *, default: int = DEFAULT_CONTEXT_WINDOW) -> int:

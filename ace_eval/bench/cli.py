@@ -235,6 +235,7 @@ def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
         temperature=args.temperature,
         request_timeout=args.request_timeout,
         structured_output=args.structured_output,
+        extra_body=args.extra_body,
         context_window=args.context_window,
         session_max_requests=args.session_max_requests,
         role_settings=role_settings_from_args(args, _FLAG_ROLES),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ace.models import RequestSettings, StructuredOutput
 from ace.roles import Agent, RecursiveReflector, Reflector, SkillManager
@@ -89,6 +89,8 @@ class BenchConfig:
     structured_output: StructuredOutput | None = None
     """How the roles with a structured answer ask for it (see `RequestSettings.structured_output`;
     None: each role's default, an output tool call)."""
+    extra_body: Mapping[str, Any] | None = None
+    """Server-specific fields added to every role's request bodies (see `RequestSettings.extra_body`)."""
     context_window: int | None = None
     """The reflector's and SkillManager's context window in tokens (None: litellm's information, else 8192)."""
     session_max_requests: int | None = None
@@ -120,6 +122,7 @@ class BenchConfig:
             temperature=self.temperature,
             timeout_seconds=self.request_timeout,
             structured_output=self.structured_output,
+            extra_body=self.extra_body,
         )
         return layered_settings(default, everyone=everyone, own=self.role_settings.get(role))
 

@@ -160,6 +160,7 @@ def _config(args: argparse.Namespace) -> E2EConfig:
         temperature=args.temperature,
         request_timeout=args.request_timeout,
         structured_output=args.structured_output,
+        extra_body=args.extra_body,
         context_window=args.context_window,
         role_settings=role_settings_from_args(args, _FLAG_ROLES),
     )

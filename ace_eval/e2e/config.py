@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ace.errors import UsageError
 from ace.roles import SkillInjection
@@ -103,6 +103,8 @@ class E2EConfig:
     structured_output: StructuredOutput | None = None
     """How the roles with a structured answer ask for it (see `RequestSettings.structured_output`;
     None: each role's default, an output tool call)."""
+    extra_body: Mapping[str, Any] | None = None
+    """Server-specific fields added to every role's request bodies (see `RequestSettings.extra_body`)."""
     context_window: int | None = None
     """The reflector's and SkillManager's context window in tokens, for compaction (None: litellm's
     model information, else 8192; set it for a local server's model)."""
@@ -142,6 +144,7 @@ class E2EConfig:
             temperature=self.temperature,
             timeout_seconds=self.request_timeout,
             structured_output=self.structured_output,
+            extra_body=self.extra_body,
         )
         return layered_settings(default, everyone=everyone, own=self.role_settings.get(role))
 

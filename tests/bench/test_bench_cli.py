@@ -111,6 +111,7 @@ def test_a_task_file_with_a_bad_line_runs_the_rest_and_exits_1(
             "mix offline and real models",
         ),
         (["--arms", "none,none"], "name each arm once"),
+        (["--agent-extra-body", '{"temperature": 1}'], "may not set temperature"),
     ],
 )
 def test_bad_input_is_refused_before_any_model_runs(
@@ -136,6 +137,13 @@ def test_an_unknown_arm_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> 
         main(["bench", "conventions", "--arms", "learned,memory"])
     assert exit_info.value.code == 2
     assert "choose among none, learned, all, icl, oracle" in capsys.readouterr().err
+
+
+def test_an_extra_body_that_is_not_a_json_object_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bench", "conventions", "--extra-body", '["cache_prompt"]'])
+    assert exit_info.value.code == 2
+    assert "expected a JSON object" in capsys.readouterr().err
 
 
 def test_the_documented_example_task_file_runs_offline(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Every request of every role carries the configured output cap and temperature, on the wire: a whole
+"""Every request of every role carries the configured output cap, temperature and extra body fields, on the wire: a whole
 `ace-eval e2e` run with real model strings against a stub OpenAI-compatible server on 127.0.0.1."""
 
 from __future__ import annotations
@@ -108,7 +108,9 @@ def stub_server() -> Iterator[StubServer]:
         server.close()
 
 
-def test_every_request_of_every_role_carries_its_cap_and_temperature(stub_server: StubServer, tmp_path: Path) -> None:
+def test_every_request_of_every_role_carries_its_cap_temperature_and_extra_body(
+    stub_server: StubServer, tmp_path: Path
+) -> None:
     roles = [
         "--agent-model",
         "openai/stub",
@@ -143,6 +145,10 @@ def test_every_request_of_every_role_carries_its_cap_and_temperature(stub_server
             "200",
             "--user-temperature",
             "0.7",
+            "--extra-body",
+            '{"top_k": 1}',
+            "--agent-extra-body",
+            '{"cache_prompt": false}',
             *roles,
         ]
     )
@@ -154,6 +160,8 @@ def test_every_request_of_every_role_carries_its_cap_and_temperature(stub_server
         cap = body.get("max_tokens", body.get("max_completion_tokens"))
         seen.setdefault(role_of(body), set()).add((cap, body.get("temperature")))
     assert seen == {role: {value} for role, value in expected.items()}
+    extra = {role_of(body): (body.get("top_k"), body.get("cache_prompt")) for body in stub_server.bodies}
+    assert extra == {"agent": (None, False), "user": (1, None), "reflector": (1, None), "skill_manager": (1, None)}
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())
     for role, (cap, temperature) in expected.items():
         sent = summary["model_settings"][role]["sent"]

@@ -168,3 +168,36 @@ async def test_tool_structured_output_is_the_default_and_sends_no_response_forma
     first = json_server.bodies[0]
     assert "response_format" not in first
     assert [tool["function"]["name"] for tool in first["tools"]] == ["final_result"]
+
+
+async def test_extra_body_fields_reach_the_server_beside_the_role_settings(json_server: JsonAnswerServer) -> None:
+    from pydantic_ai.exceptions import UnexpectedModelBehavior
+
+    from ace.roles import Reflector
+
+    json_server.content = "not a tool call"
+    model = resolve_model("openai/qwen15", api_base=json_server.api_base, api_key="sk-local")
+    settings = Reflector.DEFAULT_SETTINGS.overridden(extra_body={"cache_prompt": False, "top_k": 1})
+
+    with pytest.raises(UnexpectedModelBehavior):  # prose where the output tool is required; the bodies matter
+        await Reflector(model, settings=settings).reflect(trace={"answer": "x"}, question="q")
+
+    first = json_server.bodies[0]
+    assert (first["cache_prompt"], first["top_k"], first["max_completion_tokens"]) == (False, 1, 1024)
+
+
+def test_extra_body_is_a_json_object_that_leaves_the_roles_fields_alone() -> None:
+    from ace.errors import UsageError
+    from ace.models import RequestSettings
+
+    body = {"cache_prompt": False}
+    settings = RequestSettings(extra_body=body)
+    body["cache_prompt"] = True  # the settings hold their own copy
+    assert settings.model_settings() == {"extra_body": {"cache_prompt": False}}
+    assert RequestSettings(temperature=0.0).overridden(extra_body={"a": 1}).overridden(seed=2).extra_body == {"a": 1}
+    with pytest.raises(UsageError, match="may not set max_tokens, temperature"):
+        RequestSettings(extra_body={"temperature": 1.0, "max_tokens": 5})
+    with pytest.raises(UsageError, match="JSON object"):
+        RequestSettings(extra_body=["cache_prompt"])  # type: ignore[arg-type]
+    with pytest.raises(UsageError, match="JSON-serialisable"):
+        RequestSettings(extra_body={"x": float("nan")})
