@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ace_eval.stats import bootstrap_ci, mcnemar_exact_p
+from ace_eval.stats import binomial_exact_ci, bootstrap_ci, mcnemar_exact_p
 
 
 @pytest.mark.parametrize(
@@ -51,3 +51,25 @@ def test_bootstrap_is_paired_same_seed_same_units_resampled() -> None:
 def test_bootstrap_of_nothing_is_an_error() -> None:
     with pytest.raises(ValueError, match="at least one"):
         bootstrap_ci([])
+
+
+@pytest.mark.parametrize(
+    ("successes", "trials", "expected"),
+    [
+        (0, 20, (0.0, 1 - 0.025 ** (1 / 20))),  # P(X = 0) = (1 - p)^20 = 0.025 at the upper end
+        (20, 20, (0.025 ** (1 / 20), 1.0)),  # the mirror image
+        (1, 2, (1 - 0.975**0.5, 0.975**0.5)),  # 1 - (1 - p)^2 = 0.025 and 1 - p^2 = 0.025
+        (5, 10, (0.187086, 0.812914)),  # the textbook Clopper-Pearson interval of 5 of 10
+    ],
+)
+def test_binomial_exact_ci_matches_the_tails_by_hand(
+    successes: int, trials: int, expected: tuple[float, float]
+) -> None:
+    assert binomial_exact_ci(successes, trials) == pytest.approx(expected, abs=1e-6)
+
+
+def test_binomial_exact_ci_stays_finite_for_large_counts_and_refuses_impossible_ones() -> None:
+    low, high = binomial_exact_ci(300, 2000)
+    assert 0.13 < low < 0.15 < high < 0.17
+    with pytest.raises(ValueError, match="0 <= successes <= trials"):
+        binomial_exact_ci(3, 2)

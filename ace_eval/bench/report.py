@@ -21,6 +21,7 @@ from ace_eval.bench.arms import ARM_QUESTIONS
 from ace_eval.bench.report_html import render_bench_report_html
 from ace_eval.bench.runner import BenchReport
 from ace_eval.bench.scoring import PairedDifference, pair_key
+from ace_eval.stats import binomial_exact_ci
 from ace_eval.versions import package_versions
 
 __all__ = ["CONTROL_HARM_LIMIT", "exit_status", "report_dict", "summary_dict", "write_reports"]
@@ -156,21 +157,20 @@ def _targets(report: BenchReport) -> dict[str, Any]:
                 len(versus_none.controls_broken),
                 _broken_with_no_skill(report, versus_none.controls_broken),
             )
+            pairs = versus_none.control_pairs
+            low, high = binomial_exact_ci(broken, pairs)
+            note = f"{broken} of {pairs} broken ({harm:.0%}; exact 95% interval {low:.1%} to {high:.1%})"
+            if unaided:
+                note += f", {unaided} of them with no skill injected: the prompt of the none arm, answered differently"
             targets["control_harm_at_most_2_percent"] = {
                 "met": harm <= CONTROL_HARM_LIMIT,
                 "rule": "control pairs right in none but wrong in learned <= 2%",
                 "broken": broken,
                 "broken_with_no_skill_injected": unaided,
-                "control_pairs": versus_none.control_pairs,
+                "control_pairs": pairs,
                 "share": harm,
-                **(
-                    {
-                        "note": f"{broken} of {versus_none.control_pairs} broken, {unaided} of them with no skill "
-                        "injected: the prompt of the none arm, answered differently"
-                    }
-                    if unaided
-                    else {}
-                ),
+                "share_ci95": [low, high],
+                "note": note,
             }
     if versus_icl is not None:
         learned_tokens, icl_tokens = report.prompt_tokens_per_item("learned"), report.prompt_tokens_per_item("icl")

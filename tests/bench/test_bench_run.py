@@ -187,7 +187,10 @@ def test_harm_target_counts_the_broken_controls_that_got_no_skill(tmp_path: Path
     assert not control.correct and control.injected_skill_ids == ()
     harm = data["targets"]["control_harm_at_most_2_percent"]
     assert (harm["broken"], harm["broken_with_no_skill_injected"], harm["met"]) == (1, 1, False)
-    assert "1 of 2 broken, 1 of them with no skill injected" in markdown(report, data)
+    assert harm["share_ci95"] == pytest.approx([1 - 0.975**0.5, 0.975**0.5])  # exact interval of 1 of 2
+    assert "1 of 2 broken (50%; exact 95% interval 1.3% to 98.7%), 1 of them with no skill injected" in markdown(
+        report, data
+    )
 
 
 def test_verdict_feedback_never_shows_the_expected_answer(tmp_path: Path) -> None:
