@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["add_model_server_flags", "add_request_flags", "json_object", "positive_int"]
+__all__ = ["add_model_server_flags", "add_request_flags", "positive_int"]
 
 
 def positive_int(text: str) -> int:

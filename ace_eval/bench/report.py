@@ -153,11 +153,8 @@ def _targets(report: BenchReport) -> dict[str, Any]:
         }
         harm = versus_none.control_harm
         if harm is not None:
-            broken, unaided = (
-                len(versus_none.controls_broken),
-                _broken_with_no_skill(report, versus_none.controls_broken),
-            )
-            pairs = versus_none.control_pairs
+            broken, pairs = len(versus_none.controls_broken), versus_none.control_pairs
+            unaided = _broken_with_no_skill(report, versus_none.controls_broken)
             low, high = binomial_exact_ci(broken, pairs)
             note = f"{broken} of {pairs} broken ({harm:.0%}; exact 95% interval {low:.1%} to {high:.1%})"
             if unaided:
