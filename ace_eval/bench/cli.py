@@ -81,6 +81,13 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
         "the task set states its rules)",
     )
     parser.add_argument(
+        "--skillbook",
+        type=Path,
+        metavar="FILE",
+        help="score this saved skillbook (e.g. an earlier run's skillbook.json) instead of learning one: no "
+        "learning phase, and no icl arm (it pastes the experience learning gathers)",
+    )
+    parser.add_argument(
         "--feedback",
         choices=FEEDBACK_MODES,
         default="labels",
@@ -204,13 +211,16 @@ def _run(args: argparse.Namespace) -> int:
 def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
     from ace_eval.bench.config import BenchConfig
 
-    arms = args.arms or tuple(arm for arm in ARMS if arm != "oracle" or task_set.rules)
+    arms = args.arms or tuple(
+        arm for arm in ARMS if (arm != "oracle" or task_set.rules) and (arm != "icl" or args.skillbook is None)
+    )
     return BenchConfig(
         output_dir=args.output_dir or Path("results") / "bench" / f"run_{secrets.token_hex(6)}",
         family=args.family,
         task_file=getattr(args, "file", None),
         seed=args.seed,
         arms=cast("tuple[Arm, ...]", arms),
+        skillbook=args.skillbook,
         feedback=args.feedback,
         train_epochs=args.train_epochs,
         learn_from=args.learn_from,

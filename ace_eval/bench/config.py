@@ -38,6 +38,10 @@ class BenchConfig:
     """Seeds the conventions items and every bootstrap."""
     arms: tuple[Arm, ...] = ARMS
     """The arms to score, each on the same test items and trials."""
+    skillbook: Path | None = None
+    """A saved skillbook file to score instead of learning one (an earlier run's skillbook.json):
+    no learning phase; the `learned` and `all` arms answer with copies of it. The `icl` arm cannot
+    run with it (it pastes the experience a learning phase gathers)."""
     feedback: FeedbackMode = "labels"
     """What the learner is told about each training answer."""
     train_epochs: int = 1
@@ -136,5 +140,6 @@ class BenchConfig:
 
     @property
     def learns(self) -> bool:
-        """Whether the run has a learning phase (some arm needs its skills or its experience)."""
-        return any(arm in LEARNING_ARMS for arm in self.arms)
+        """Whether the run has a learning phase (some arm needs its skills or its experience, and no
+        saved `skillbook` stands in for it)."""
+        return self.skillbook is None and any(arm in LEARNING_ARMS for arm in self.arms)

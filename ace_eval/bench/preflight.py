@@ -2,21 +2,25 @@
 
 - settings in range, known arms (each once) and feedback mode, valid request settings;
 - items to run on: test items always, training items when an arm learns;
-- the `oracle` arm only when the task set states its rules;
+- the `oracle` arm only when the task set states its rules; the `icl` arm only with a learning phase
+  (not when a saved skillbook is scored), and that skillbook readable (`load_saved_skillbook`);
 - no mix of offline (scripted) and real models, and a provider credential for every real model
   unless `--api-base` or `--api-key` is given (`ace_eval.role_models.check_role_models`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from ace.errors import UsageError
+from ace.skillbook import Skillbook, SkillbookError, SkillbookFormatError
 from ace_eval.bench.arms import ARMS, LEARNING_ARMS
 from ace_eval.bench.config import BENCH_ROLES, BenchConfig
 from ace_eval.bench.environment import FEEDBACK_MODES
 from ace_eval.bench.task_set import TaskSet
 from ace_eval.role_models import check_role_models
 
-__all__ = ["BenchInputError", "check_run"]
+__all__ = ["BenchInputError", "check_run", "load_saved_skillbook"]
 
 
 class BenchInputError(UsageError):
@@ -69,6 +73,11 @@ def check_run(config: BenchConfig, task_set: TaskSet) -> None:
             f"{', '.join(a for a in config.arms if a in LEARNING_ARMS)} learn from "
             "them; add training items or run only the none and oracle arms"
         )
+    if config.skillbook is not None and "icl" in config.arms:
+        raise BenchInputError(
+            "the icl arm pastes the experience of a learning phase, and a run scoring a saved skillbook "
+            f"({config.skillbook}) has none; leave icl out of --arms"
+        )
     if "oracle" in config.arms and not task_set.rules:
         raise BenchInputError(
             f"the oracle arm injects the true rules, and {task_set.name} states none; leave oracle out of --arms"
@@ -81,3 +90,20 @@ def check_run(config: BenchConfig, task_set: TaskSet) -> None:
         )
     except ValueError as exc:
         raise BenchInputError(str(exc)) from None
+
+
+def load_saved_skillbook(path: Path) -> Skillbook:
+    """The saved skillbook a run scores instead of learning one; `BenchInputError` naming the file,
+    what is wrong with it and what to give instead when it cannot be read."""
+    try:
+        return Skillbook.load_from_file(path)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+    except SkillbookFormatError as exc:
+        reason = "; ".join([str(exc), *getattr(exc, "__notes__", [])])
+    except SkillbookError as exc:
+        reason = str(exc)
+    raise BenchInputError(
+        f"--skillbook {path}: cannot load it ({reason}); give a skillbook JSON file, such as an earlier run's "
+        "skillbook.json"
+    )

@@ -85,6 +85,7 @@ def report_dict(report: BenchReport) -> dict[str, Any]:
         "seed": config.seed,
         "feedback": config.feedback,
         "learn_from": config.learn_from,
+        "saved_skillbook": str(config.skillbook) if config.skillbook is not None else None,
         "recheck": config.recheck,
         "counterexamples": config.counterexamples,
         "worked_examples": config.worked_examples,
@@ -268,6 +269,7 @@ def _config(report: BenchReport) -> dict[str, Any]:
     }  # never the API key
     config["output_dir"] = str(report.config.output_dir)
     config["task_file"] = str(report.config.task_file) if report.config.task_file else None
+    config["skillbook"] = str(report.config.skillbook) if report.config.skillbook else None
     config["role_settings"] = {role: s.to_dict() for role, s in report.config.role_settings.items()}
     return config
 
@@ -284,14 +286,22 @@ def markdown(report: BenchReport, data: dict[str, Any]) -> str:
             "",
         ]
     items = data["items"]
+    if config.skillbook is not None:
+        learned = f"no learning phase: the skills of `{config.skillbook}` scored"
+        learning = f"arms: {', '.join(config.arms)}"
+    else:
+        learned = f"{items['train']} training items x {config.train_epochs} epoch(s)"
+        learning = (
+            f"feedback while learning: `{config.feedback}`, learning from `{config.learn_from}`"
+            f"{', lessons rechecked on their own item' if config.recheck else ''}"
+            f"{', counterexamples checked' if config.counterexamples else ''}"
+            f"{', skills carry their worked example' if config.worked_examples else ''}; "
+            f"arms: {', '.join(config.arms)}"
+        )
     lines += [
-        f"- task set: `{data['task_set']}`, seed {config.seed}; {items['train']} training items x "
-        f"{config.train_epochs} epoch(s), {items['test']} test items x {items['trials']} trial(s)",
-        f"- feedback while learning: `{config.feedback}`, learning from `{config.learn_from}`"
-        f"{', lessons rechecked on their own item' if config.recheck else ''}"
-        f"{', counterexamples checked' if config.counterexamples else ''}"
-        f"{', skills carry their worked example' if config.worked_examples else ''}; "
-        f"arms: {', '.join(config.arms)}",
+        f"- task set: `{data['task_set']}`, seed {config.seed}; {learned}, {items['test']} test items x "
+        f"{items['trials']} trial(s)",
+        f"- {learning}",
         f"- models: agent `{config.agent_model}`, {config.reflector_type} reflector `{config.reflector_model}`, "
         f"skill manager `{config.skill_manager_model}`",
         f"- exit status: {data['exit_status']} ({len(report.failures)} failure(s))",

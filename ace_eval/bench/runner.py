@@ -6,7 +6,9 @@
    `SkillMatcher` as in the `learned` arm, over the training items for N epochs (barriers); with
    `counterexamples`, then one `check_counterexamples` pass over the training items. One
    checkpoint per epoch; `train_log.jsonl` as samples finish; `skillbook.json` at the end. The
-   answers and feedback of epoch 1 are the `icl` arm's experience.
+   answers and feedback of epoch 1 are the `icl` arm's experience. A run given a saved skillbook
+   (`config.skillbook`) has no learning phase: that skillbook, copied into the run folder, is
+   what the `learned` and `all` arms answer with.
 2. Arms: `ACE.evaluate` on the test items and trials, once per arm, each in its own phase (wall
    time and tokens per role): `none` (empty skillbook), `learned` (a copy of the learned skillbook,
    matched), `all` (the copy, every skill), `icl` (empty skillbook, the experience block as each
@@ -37,7 +39,7 @@ from ace_eval.bench.arms import Arm, Experience, IclBlock, icl_block, oracle_ski
 from ace_eval.bench.config import BENCH_ROLES, BenchConfig, BenchRole
 from ace_eval.bench.environment import GradingEnvironment, bench_samples, item_of
 from ace_eval.bench.items import BenchItem
-from ace_eval.bench.preflight import BenchInputError, check_run
+from ace_eval.bench.preflight import BenchInputError, check_run, load_saved_skillbook
 from ace_eval.bench.scoring import ArmScore, ItemOutcome, PairedDifference, arm_score, paired_difference
 from ace_eval.bench.task_set import TaskSet
 from ace_eval.e2e.outcomes import SampleOutcome, TrainLog, outcome_of
@@ -80,9 +82,10 @@ class BenchReport:
     learning: tuple[SampleOutcome, ...]
     """Every learning sample (per epoch): learned, nothing learned, or failed and why."""
     skills: tuple[Skill, ...]
-    """The learned skillbook's active skills, verbatim (none without a learning phase)."""
+    """The active skills the `learned` and `all` arms answer with, verbatim: learned, or those of the
+    saved skillbook scored (none when no arm needs skills)."""
     skillbook_path: Path | None
-    """The learned skillbook file (None without a learning phase)."""
+    """The run folder's skillbook.json holding them (None when no arm needs skills)."""
     icl: IclBlock | None
     """The `icl` arm's context (None when that arm did not run)."""
     outcomes: Mapping[str, tuple[ItemOutcome, ...]]
@@ -151,6 +154,7 @@ async def run_bench_async(
 ) -> BenchReport:
     """`run_bench` for async callers, on their event loop."""
     check_run(config, task_set)
+    saved = load_saved_skillbook(config.skillbook) if config.skillbook is not None else None
     train = task_set.split("train", config.train_limit) if config.learns else ()
     test = task_set.split("test", config.test_limit)
     meters = {role: UsageMeter() for role in BENCH_ROLES}
@@ -188,16 +192,15 @@ async def run_bench_async(
             results = await _learn(config, roles, skillbook, train, log, experience_log.hook)
         learning = tuple(outcome_of(result) for result in results)
         experiences = experience_log.experiences()
-        skill_index(skillbook).refresh()  # search and match vectors in the sidecar: no re-embedding later
-        SkillMatcher(skillbook).refresh()
-        skillbook_path = out / "skillbook.json"
-        skillbook.save_to_file(skillbook_path)
-        skills = tuple(skillbook.skills())
+        skillbook_path, skills = _save_for_arms(skillbook, out)
         failed = sum(o.status == "failed" for o in learning)
         log(
             f"learning done: {len(skills)} active skills; {sum(o.status == 'learned' for o in learning)} of "
             f"{len(learning)} samples learned from, {failed} failed"
         )
+    elif saved is not None:
+        skillbook_path, skills = _save_for_arms(saved, out)
+        log(f"no learning phase: scoring the {len(skills)} active skills of {config.skillbook}")
 
     icl = icl_block(experiences, config.icl_budget) if "icl" in config.arms else None
     outcomes: dict[str, tuple[ItemOutcome, ...]] = {}
@@ -231,6 +234,16 @@ async def run_bench_async(
         },
         recoveries={role: dict(getattr(roles, role).recoveries) for role in BENCH_ROLES},
     )
+
+
+def _save_for_arms(skillbook: Skillbook, out: Path) -> tuple[Path, tuple[Skill, ...]]:
+    """Save `skillbook` as the run's skillbook.json with its search and match vectors (the arms then
+    embed no skill again); returns the file and the active skills."""
+    skill_index(skillbook).refresh()
+    SkillMatcher(skillbook).refresh()
+    path = out / "skillbook.json"
+    skillbook.save_to_file(path)
+    return path, tuple(skillbook.skills())
 
 
 @dataclasses.dataclass(frozen=True)

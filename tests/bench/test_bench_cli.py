@@ -187,3 +187,22 @@ def test_spans_file_answers_which_session_added_each_learned_skill(
         [added] = [event for event in events if event["operation"] == "ADD"]
         assert (added["session"], added["tool"]) == ("sm.session", "add_skill")
         assert added["trace_uid"] == next(o.trace_uid for o in skill.occurrences if o.operation_type == "ADD")
+
+
+def test_a_saved_skillbook_is_scored_by_every_arm_but_icl(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    argv = ["bench", "conventions", "--train-limit", "3", "--test-limit", "4"]
+    assert main([*argv, "--output-dir", str(first), "--arms", "learned"]) == 0
+    capsys.readouterr()
+
+    assert main([*argv, "--output-dir", str(second), "--skillbook", str(first / "skillbook.json")]) == 0
+
+    assert "no learning phase: scoring the" in capsys.readouterr().out
+    data = json.loads((second / "report.json").read_text(encoding="utf-8"))
+    assert data["arms"] == [arm for arm in ARMS if arm != "icl"]
+    assert data["saved_skillbook"] == str(first / "skillbook.json") and data["learning"]["samples"] == 0
+    assert [s.id for s in Skillbook.load_from_file(second / "skillbook.json").skills()] == [
+        s.id for s in Skillbook.load_from_file(first / "skillbook.json").skills()
+    ]
+    html = (second / "report.html").read_text(encoding="utf-8")
+    assert "skills scored from" in html and "training items" not in html

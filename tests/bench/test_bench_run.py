@@ -25,6 +25,7 @@ from ace.skillbook import Skillbook
 from ace_eval.bench.arms import ARMS, count_tokens
 from ace_eval.bench.config import BenchConfig
 from ace_eval.bench.items import BenchItem
+from ace_eval.bench.preflight import BenchInputError
 from ace_eval.bench.report import markdown, report_dict
 from ace_eval.bench.runner import BenchReport, run_bench
 from ace_eval.bench.scoring import pair_key
@@ -330,3 +331,36 @@ def test_the_counterexample_check_is_named_in_the_report(tmp_path: Path) -> None
     data = report_dict(report)
     assert data["counterexamples"] is True
     assert "counterexamples checked" in markdown(report, data)
+
+
+def test_a_saved_skillbook_is_scored_without_a_learning_phase(tmp_path: Path) -> None:
+    learned = _run(tmp_path / "first", arms=("none", "learned"))
+    assert learned.skillbook_path is not None
+    saved = learned.skillbook_path.read_bytes()
+    agent = ShoutAgent()
+
+    report = _run(tmp_path / "second", agent, skillbook=learned.skillbook_path, arms=("none", "learned", "all"))
+
+    assert report.learning == () and report.train_items == ()
+    assert [phase.name for phase in report.phases] == ["arm: none", "arm: learned", "arm: all"]
+    assert len(agent.prompts) == 3 * len(report.test_items)  # no training answer: only the arms asked
+    assert [skill.insight for skill in report.skills] == [SHOUT_RULE.insight]
+    assert report.skillbook_path == tmp_path / "second" / "run" / "skillbook.json"
+    assert report.scores["all"].accuracy == 1.0 and report.scores["none"].accuracy == pytest.approx(2 / 6)
+    assert learned.skillbook_path.read_bytes() == saved  # the arms answer with copies
+    assert "no learning phase: the skills of" in markdown(report, report_dict(report))
+    assert report_dict(report)["saved_skillbook"] == str(learned.skillbook_path)
+
+
+def test_the_icl_arm_needs_a_learning_phase_and_a_saved_skillbook_must_load(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json", encoding="utf-8")
+
+    with pytest.raises(BenchInputError, match="leave icl out of --arms"):
+        _run(tmp_path, skillbook=broken, arms=("none", "icl"))
+    for path in (broken, tmp_path / "missing.json"):
+        with pytest.raises(
+            BenchInputError, match=rf"--skillbook {re.escape(str(path))}: cannot load it \(.+\); give a"
+        ):
+            _run(tmp_path, skillbook=path, arms=("none", "learned"))
+    assert not (tmp_path / "run").exists()  # refused before the run folder was made
