@@ -10,8 +10,8 @@ would.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from math import comb, exp, lgamma, log
+from collections.abc import Sequence
+from math import comb
 
 import numpy as np
 
@@ -53,35 +53,13 @@ def mcnemar_exact_p(only_b: int, only_a: int) -> float:
 
 
 def binomial_exact_ci(successes: int, trials: int, *, confidence: float = 0.95) -> tuple[float, float]:
-    """Exact (Clopper-Pearson) interval of a proportion seen as `successes` of `trials`: the
-    proportions p for which the count seen is not in either tail of Binomial(trials, p) beyond
-    (1 - confidence) / 2. It never undercovers, so a small count gets an honest width (0 of 20:
-    [0, 0.168]). Raises UsageError unless 0 <= successes <= trials and trials >= 1."""
+    """Exact (Clopper-Pearson) interval of a proportion seen as `successes` of `trials` (SciPy's
+    `binomtest(...).proportion_ci(method="exact")`). It never undercovers, so a small count gets an
+    honest width (0 of 20: [0, 0.168]). Raises UsageError unless 0 <= successes <= trials and
+    trials >= 1."""
     if trials < 1 or not 0 <= successes <= trials:
         raise UsageError(f"need 0 <= successes <= trials and trials >= 1, got {successes} of {trials}")
-    tail = (1.0 - confidence) / 2
-    low = 0.0 if successes == 0 else _solve(lambda p: 1.0 - _binomial_cdf(successes - 1, trials, p) < tail)
-    high = 1.0 if successes == trials else _solve(lambda p: _binomial_cdf(successes, trials, p) > tail)
-    return low, high
+    from scipy.stats import binomtest  # here, not at the top: SciPy takes a second to import
 
-
-def _binomial_cdf(k: int, n: int, p: float) -> float:
-    """P(X <= k) for X ~ Binomial(n, p), summed in log space so that large n cannot overflow."""
-    if p <= 0.0:
-        return 1.0
-    if p >= 1.0:
-        return 1.0 if k >= n else 0.0
-    log_p, log_q = log(p), log(1.0 - p)
-    log_n = lgamma(n + 1)
-    return min(
-        1.0, sum(exp(log_n - lgamma(i + 1) - lgamma(n - i + 1) + i * log_p + (n - i) * log_q) for i in range(k + 1))
-    )
-
-
-def _solve(below: Callable[[float], bool]) -> float:
-    """The p in [0, 1] where the monotone predicate `below(p)` turns from True to False (bisection)."""
-    low, high = 0.0, 1.0
-    for _ in range(60):
-        middle = (low + high) / 2
-        low, high = (middle, high) if below(middle) else (low, middle)
-    return (low + high) / 2
+    interval = binomtest(successes, trials).proportion_ci(confidence_level=confidence, method="exact")
+    return float(interval.low), float(interval.high)
