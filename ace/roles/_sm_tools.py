@@ -28,6 +28,7 @@ from ace.roles._schema_bounds import schema_bounds
 from ace.roles._skill_dicts import skill_detail, skill_summary
 from ace.roles._skill_scope import lost_questions, misses_question
 from ace.roles.protocols import SessionCheck
+from ace.roles.worked_examples import WorkedExample, with_example
 from ace.skillbook import (
     TAG_OUTCOMES,
     InsightSource,
@@ -69,7 +70,7 @@ class SMDeps:
     """How many more failed checks refuse finalize (with the reason) before the session is undone."""
     undone_because: str | None = None
     """The failed check's reason once no revision is left: the session ends and is undone."""
-    worked_example: tuple[str, str] | None = None
+    worked_example: WorkedExample | None = None
     """(expected answer, example sentence) that add_skill / update_skill append to a context
     insight not quoting the answer."""
     expected_answer: str | None = None
@@ -199,12 +200,12 @@ async def update_skill(
 
 
 def _with_worked_example(deps: SMDeps, section: str, insight: str | None) -> str | None:
-    """`insight` with the session's worked example appended, for a context insight that does not
-    quote the expected answer (see `SkillManager(worked_examples=...)`); else `insight` as is."""
+    """A context `insight` ending with the session's worked example (see
+    `SkillManager(worked_examples=...)`); any other `insight` as is."""
     example = deps.worked_example
-    if section != "context" or not insight or example is None or example[0] in insight:
+    if section != "context" or not insight or example is None:
         return insight
-    return f"{insight.rstrip()} {example[1]}"
+    return with_example(insight, example)
 
 
 def _refuse_unchanged(

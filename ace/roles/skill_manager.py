@@ -23,6 +23,7 @@ from ace.roles._sm_tools import SANDBOX_EVAL_TOOL, SM_TOOLS, SMDeps
 from ace.roles.outputs import ReflectorOutput, SkillManagerOutput
 from ace.roles.prompts import skill_manager_instructions
 from ace.roles.protocols import SessionCheck
+from ace.roles.worked_examples import worked_example
 from ace.skillbook import InsightSource, Skillbook, UpdateOperation
 
 __all__ = ["DEFAULT_HARMFUL_THRESHOLD", "SMDeps", "SkillManager", "SkillManagerIncompleteError", "unbacked_claims"]
@@ -165,7 +166,7 @@ class SkillManager:
             require_task_match=self._require_task_match,
             check=check,
             revisions_left=self._check_revisions,
-            worked_example=_worked_example(source.sample_question, ground_truth) if self._worked_examples else None,
+            worked_example=worked_example(source.sample_question, ground_truth) if self._worked_examples else None,
             expected_answer=ground_truth,
         )
         if self._sandbox_factory is not None:
@@ -229,19 +230,6 @@ def unbacked_claims(reasoning: str, operations: Sequence[UpdateOperation]) -> tu
                 claimed.append(kind)
                 break
     return tuple(kind for kind in claimed if kind not in done)
-
-
-_EXAMPLE_TASK_CHARS = 300
-"""How much of the task a worked example quotes."""
-
-
-def _worked_example(question: str | None, ground_truth: str | None) -> tuple[str, str] | None:
-    """(expected answer, `Example: '<task>' -> '<expected answer>'`), or None without both."""
-    if not question or not question.strip() or ground_truth is None or not ground_truth.strip():
-        return None
-    task = " ".join(question.split())
-    task = task if len(task) <= _EXAMPLE_TASK_CHARS else task[:_EXAMPLE_TASK_CHARS] + "..."
-    return ground_truth, f"Example: {task!r} -> {ground_truth!r}"
 
 
 async def _finalize(ctx: RunContext[SMDeps], reasoning: str) -> str:

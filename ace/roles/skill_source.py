@@ -16,12 +16,14 @@ in `used_skill_ids`; that record, not the agent's word, is what the loop counts 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import threading
 
 from ace.errors import AceError, UsageError
 from ace.retrieval.matching import SkillMatcher
 from ace.roles.injected_skills import InjectedSkills
 from ace.roles.injection import SKILL_INJECTIONS, SkillInjection
+from ace.roles.worked_examples import WorkedExample, without_example
 from ace.skillbook import Skill, Skillbook, SkillbookView
 
 __all__ = [
@@ -47,6 +49,9 @@ _CATALOG_HEADER = (
     f"{READ_SKILL_TOOL}(skill_id) to read what to do; skip the ones that do not apply."
 )
 
+_NOTHING_BUT_THE_EXAMPLE = "(withheld: this insight is only a worked example of the task at hand)"
+"""The insight a withheld worked example leaves when it was the whole insight."""
+
 
 class UnknownSkillError(AceError, ValueError):
     """`read_skill` named an id that is not an active skill of the catalog; the message lists the
@@ -63,10 +68,13 @@ class SkillSource:
         injection: SkillInjection = "all",
         matcher: SkillMatcher | None = None,
         match_limit: int = 3,
+        withheld: WorkedExample | None = None,
     ) -> None:
-        """Bind the source to `skillbook` (read only). Raises ValueError for an unknown `injection`,
-        for `matched` without a `matcher` (or a matcher with another policy, which would be ignored),
-        and for a `match_limit` below 1."""
+        """Bind the source to `skillbook` (read only). `withheld` is a worked example cut out of
+        every insight handed out (a recheck withholds the example of the task it rechecks; which
+        skills match is unchanged). Raises ValueError for an unknown `injection`, for `matched`
+        without a `matcher` (or a matcher with another policy, which would be ignored), and for a
+        `match_limit` below 1."""
         if injection not in SKILL_INJECTIONS:
             raise UsageError(f"injection must be one of {', '.join(SKILL_INJECTIONS)}; got {injection!r}")
         if (injection == "matched") != (matcher is not None):
@@ -80,6 +88,7 @@ class SkillSource:
         self._injection: SkillInjection = injection
         self._matcher = matcher
         self._match_limit = match_limit
+        self._withheld = withheld
         self._used: dict[str, None] = {}
         self._lock = threading.Lock()
 
@@ -110,7 +119,7 @@ class SkillSource:
             skills = await self._matched(task) if task.strip() else []
         else:
             skills = self._skillbook.skills()
-        injected = InjectedSkills.from_skills(skills)
+        injected = InjectedSkills.from_skills(self._as_handed_out(skill) for skill in skills)
         self._record(injected.skill_ids)
         return injected
 
@@ -125,7 +134,7 @@ class SkillSource:
             known = ", ".join(s.id for s in self._skillbook.skills()) or "none"
             raise UnknownSkillError(f"no learned skill {skill_id!r}; the skills you can read are: {known}")
         self._record((skill.id,))
-        return _skill_text(skill)
+        return _skill_text(self._as_handed_out(skill))
 
     async def _matched(self, task: str) -> list[Skill]:
         assert self._matcher is not None
@@ -140,6 +149,12 @@ class SkillSource:
                 )
             skills.append(skill)
         return skills
+
+    def _as_handed_out(self, skill: Skill) -> Skill:
+        if self._withheld is None or not skill.insight or self._withheld.text not in skill.insight:
+            return skill
+        rest = without_example(skill.insight, self._withheld)
+        return dataclasses.replace(skill, insight=rest or _NOTHING_BUT_THE_EXAMPLE)
 
     def _catalog(self) -> str:
         skills = self._skillbook.skills()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from ace.errors import UsageError
 from ace.retrieval.matching import SkillMatcher
 from ace.roles import AgentLike, AgentOutput, SkillInjection, SkillSource
-from ace.skillbook import Skillbook
+from ace.roles.worked_examples import WorkedExample
+from ace.skillbook import Skillbook, SkillbookView
 from ace.steps.context import ACEStepContext, Sample
 
 __all__ = ["AgentStep"]
@@ -48,6 +49,11 @@ class AgentStep:
         """The injection policy of this step."""
         return self._injection
 
+    @property
+    def skillbook(self) -> SkillbookView:
+        """A read-only view of the skillbook the step hands skills out from."""
+        return self._skillbook.view()
+
     async def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
         if not isinstance(ctx.sample, Sample):
             raise TypeError(f"AgentStep needs a Sample as ctx.sample; got {type(ctx.sample).__name__}")
@@ -55,11 +61,14 @@ class AgentStep:
         self._skillbook.mark_used(output.injected_skill_ids)
         return ctx.replace(agent_output=output, injected_skill_ids=output.injected_skill_ids)
 
-    async def answer(self, sample: Sample, *, unaided: bool = False) -> AgentOutput:
+    async def answer(
+        self, sample: Sample, *, unaided: bool = False, withheld: WorkedExample | None = None
+    ) -> AgentOutput:
         """The agent's answer to `sample` with the skills the policy hands out now (`unaided`: with
-        none), counting no use (a recheck of a lesson is not a use). Raises UsageError when the
-        agent reports a skill its source never handed out."""
-        source = self._new_source()
+        none; `withheld`: a worked example cut out of their insights), counting no use (a recheck
+        of a lesson is not a use). Raises UsageError when the agent reports a skill its source
+        never handed out."""
+        source = self._new_source(withheld)
         skills = () if unaided else source
         output = await self._agent.answer(sample.question, context=sample.context, skills=skills, sample=sample)
         handed_out = set(source.used_skill_ids)
@@ -71,7 +80,11 @@ class AgentStep:
             )
         return output
 
-    def _new_source(self) -> SkillSource:
+    def _new_source(self, withheld: WorkedExample | None = None) -> SkillSource:
         return SkillSource(
-            self._skillbook.view(), injection=self._injection, matcher=self._matcher, match_limit=self._match_limit
+            self._skillbook.view(),
+            injection=self._injection,
+            matcher=self._matcher,
+            match_limit=self._match_limit,
+            withheld=withheld,
         )

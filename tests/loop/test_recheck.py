@@ -26,7 +26,8 @@ class GroundTruthEnvironment:
 
 
 class FollowingAgent:
-    """Answers 54 when a skill in its prompt says so, else 42; counts its requests."""
+    """Answers 54 when a skill in its prompt says so or shows it as a worked example, else 42;
+    counts its requests."""
 
     def __init__(self) -> None:
         self.requests = 0
@@ -35,7 +36,7 @@ class FollowingAgent:
         def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
             self.requests += 1
             skills = user_prompt(messages).partition("<skills>")[2].partition("</skills>")[0]
-            answer = "54" if "the answer is 54" in skills else "42"
+            answer = "54" if "the answer is 54" in skills or "-> '54'" in skills else "42"
             return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"reasoning": "r", "answer": answer})])
 
         return FunctionModel(respond)
@@ -45,7 +46,11 @@ ISSUE = "Multiplying small numbers"
 
 
 def _skill_manager(
-    insight: str, revised_insight: str | None = None, told: list[str] | None = None, revisions: int = 1
+    insight: str,
+    revised_insight: str | None = None,
+    told: list[str] | None = None,
+    revisions: int = 1,
+    worked_examples: bool = False,
 ) -> SkillManager:
     """Adds one context skill with `insight`, then finalizes; when finalize is refused, notes why
     in `told` and, given a `revised_insight`, updates the skill with it before finalizing again."""
@@ -63,7 +68,7 @@ def _skill_manager(
         add = {"section": "context", "issue": ISSUE, "keywords": ["arithmetic"], "insight": insight}
         return ModelResponse(parts=[ToolCallPart("add_skill", add)])
 
-    return SkillManager(FunctionModel(respond), check_revisions=revisions)
+    return SkillManager(FunctionModel(respond), check_revisions=revisions, worked_examples=worked_examples)
 
 
 def _learn(skill_manager: SkillManager) -> tuple[ACE, FollowingAgent, ACEStepContext]:
@@ -112,6 +117,22 @@ def test_a_lesson_revised_after_a_refused_finalize_is_kept_once_it_fixes_its_sam
     assert agent.requests == 3
     assert [op.type for op in ctx.skill_manager_output.operations] == ["ADD", "UPDATE"]
     assert [skill.insight for skill in ace.skillbook.skills()] == [revised]
+
+
+def test_a_lesson_whose_rule_is_only_its_worked_example_fails_the_recheck_that_withholds_it() -> None:
+    ace, agent, ctx = _learn(_skill_manager("Be careful with arithmetic.", revisions=0, worked_examples=True))
+
+    assert agent.requests == 2  # the agent would copy '54' from the example; the recheck withholds it
+    assert ctx.skill_manager_output.undone_because == (
+        "the lesson did not fix its own task: answering it again with skills ['context-00001'] without its "
+        "worked example, the agent said '42' (reward 0; feedback: wrong)"
+    )
+    assert ace.skillbook.skills() == []
+
+    revised = "When multiplying six by nine, the answer is 54."
+    kept, _, _ = _learn(_skill_manager("Be careful.", revised_insight=revised, worked_examples=True))
+    [skill] = kept.skillbook.skills()
+    assert skill.insight == revised  # it quotes the expected answer, so no example was appended
 
 
 def test_with_no_revision_a_failed_recheck_undoes_the_session_at_once() -> None:

@@ -8,6 +8,7 @@ from pydantic_ai.messages import ToolCallPart, ToolReturnPart
 
 from ace.retrieval import SkillMatcher, default_embedder
 from ace.roles import Agent, SkillSource, UnknownSkillError
+from ace.roles.worked_examples import worked_example
 from ace.skillbook import Skill, Skillbook
 
 
@@ -120,3 +121,22 @@ async def test_agent_with_a_source_injects_the_skills_of_its_question(book, scri
     prompt = "\n".join(str(part.content) for part in model.requests[0][0].parts if part.part_kind == "user-prompt")
     assert output.injected_skill_ids == (cancel.id, bags.id)
     assert cancel.insight in prompt and bags.insight in prompt
+
+
+async def test_a_withheld_worked_example_is_cut_from_the_insights_handed_out_and_kept_in_the_skillbook() -> None:
+    example = worked_example("Give the reference of invoice 8413.", "INV/2026/8413")
+    assert example is not None
+    skillbook = Skillbook()
+    rule = skillbook.add_skill("context", "Invoice references", ["invoice"], f"Write the prefix first. {example.text}")
+    only = skillbook.add_skill("context", "Invoice numbers", ["invoice"], example.text)
+    other = skillbook.add_skill("context", "Dates", ["date"], "Write dates as YYYY.MM.DD.")
+
+    injected = await SkillSource(skillbook, injection="all", withheld=example).for_task("anything")
+    read = SkillSource(skillbook, injection="tool", withheld=example).read(rule.id)
+
+    assert example.text not in injected.text and example.text not in read
+    assert "Insight: Write the prefix first.\n" in f"{read}\n" and "Write the prefix first." in injected.text
+    assert "(withheld: this insight is only a worked example" in injected.text  # the skill `only`
+    assert other.insight is not None and other.insight in injected.text
+    assert injected.skill_ids == (rule.id, only.id, other.id)
+    assert skillbook.get_skill(rule.id) == rule and skillbook.get_skill(only.id) == only
