@@ -131,9 +131,11 @@ class Skillbook(SkillbookBase):
             new = old.replace(**{counter: getattr(old, counter) + 1}, **self._trail(old, insight_source, "TAG"))
             return self._store(new, content=False)
 
-    def mark_used(self, skill_ids: Iterable[str]) -> None:
+    def mark_used(self, skill_ids: Iterable[str], *, missing_ok: bool = False) -> None:
         """Bump `used_count` of each listed skill (once per listing). All-or-nothing: raises
-        `SkillNotFoundError` before changing anything if an id is unknown."""
+        `SkillNotFoundError` before changing anything if an id is unknown; with `missing_ok`,
+        unknown ids are skipped instead (a skill handed out, then undone by a concurrent
+        SkillManager rollback before its use is counted)."""
         counts = Counter(skill_ids)
         with (
             tracing.memory_span(
@@ -143,6 +145,8 @@ class Skillbook(SkillbookBase):
             ),
             self._lock,
         ):
+            if missing_ok:
+                counts = Counter({skill_id: n for skill_id, n in counts.items() if skill_id in self._skills})
             for skill_id in counts:
                 self._require(skill_id)
             now = utc_now()

@@ -20,7 +20,7 @@ class AgentStep:
     a catalog plus a `read_skill` tool). The agent asks the source for skills when it knows the
     task. `injected_skill_ids` are the ids the agent reports; each must have been handed out by the
     source (an agent claiming another fails the sample with ValueError), and each gets
-    `used_count + 1`.
+    `used_count + 1` (one undone by a concurrent SkillManager rollback since is not counted).
     """
 
     requires = frozenset({"sample"})
@@ -58,7 +58,7 @@ class AgentStep:
         if not isinstance(ctx.sample, Sample):
             raise TypeError(f"AgentStep needs a Sample as ctx.sample; got {type(ctx.sample).__name__}")
         output = await self.answer(ctx.sample)
-        self._skillbook.mark_used(output.injected_skill_ids)
+        self._skillbook.mark_used(output.injected_skill_ids, missing_ok=True)
         return ctx.replace(agent_output=output, injected_skill_ids=output.injected_skill_ids)
 
     async def answer(

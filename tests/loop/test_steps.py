@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from ace.retrieval import SkillMatcher
-from ace.roles import ReflectorOutput
+from ace.roles import AgentOutput, ReflectorOutput
 from ace.runners import ACE
 from ace.skillbook import Skillbook
 from ace.steps import ACEStepContext, AgentStep, ExportMarkdownStep, ReflectStep, Sample, insight_source_for
@@ -165,3 +165,22 @@ def test_a_matcher_on_another_skillbook_is_refused_at_construction(roles: dict[s
     with pytest.raises(ValueError, match="another skillbook"):
         ACE.from_roles(**roles, skillbook=book, matcher=SkillMatcher(_book()))
     ACE.from_roles(**roles, skillbook=book, matcher=SkillMatcher(book.view()))
+
+
+async def test_a_skill_undone_after_it_was_handed_out_is_not_counted_and_the_sample_goes_on() -> None:
+    # A SkillManager session running beside the agent adds a skill, the agent is handed it, the
+    # session is rolled back (the skill is gone): the sample still counts the skills that remain.
+    book = Skillbook()
+    kept = book.add_skill("context", "Kept", ["kept"], "Kept insight.")
+    tentative = book.add_skill("context", "Tentative", ["tentative"], "Tentative insight.")
+
+    class RolledBackMeanwhile:
+        async def answer(self, question: str, *, context: str, skills: Any, sample: Any) -> AgentOutput:
+            handed = await skills.for_task(question)
+            book.purge(tentative.id)
+            return AgentOutput(answer="a", reasoning="r", injected_skill_ids=handed.skill_ids)
+
+    ctx = await AgentStep(RolledBackMeanwhile(), book)(ACEStepContext(sample=Sample(question="q")))
+
+    assert ctx.injected_skill_ids == (kept.id, tentative.id)
+    assert [(skill.id, skill.used_count) for skill in book.skills()] == [(kept.id, 1)]

@@ -123,6 +123,11 @@ def test_mark_used_with_one_unknown_id_changes_nothing(skillbook: Skillbook) -> 
     assert skillbook.get_skill("context-00001").used_count == 0
 
 
+def test_mark_used_with_missing_ok_counts_the_known_ids_and_skips_the_unknown(skillbook: Skillbook) -> None:
+    skillbook.mark_used(["context-00001", "context-00042"], missing_ok=True)
+    assert [s.used_count for s in skillbook.skills()] == [1, 0]
+
+
 def test_soft_remove_deactivates_and_keeps_the_skill(skillbook: Skillbook) -> None:
     skillbook.remove_skill("context-00001", "outdated")
     assert [s.id for s in skillbook.skills()] == ["harness-00001"]
