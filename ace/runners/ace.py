@@ -16,6 +16,7 @@ from ace.skillbook import Skillbook, SkillbookView
 from ace.steps import (
     ACEStepContext,
     AgentStep,
+    ConfirmationStep,
     CounterexampleStep,
     EvaluateStep,
     Recheck,
@@ -28,24 +29,24 @@ __all__ = ["ACE"]
 
 
 class ACE(Runner):
-    """AgentStep -> EvaluateStep [-> CounterexampleStep] -> ReflectStep -> UpdateStep [-> dedup]
-    [-> checkpoint] [-> extra].
+    """AgentStep -> EvaluateStep [-> CounterexampleStep] [-> ConfirmationStep] -> ReflectStep ->
+    UpdateStep [-> dedup] [-> checkpoint] [-> extra].
 
     Build it with `ACE.from_roles(...)`; `run(samples, epochs=..., workers=...)` returns one
     `SampleResult` per sample per epoch; `evaluate(samples)` answers and judges without learning;
-    `check_counterexamples(samples)` records what the skills break (with `counterexamples=True`);
-    `skillbook` is the skillbook being learned.
+    `validate(samples)` records what the skills break and what they fix (with `counterexamples=True`
+    or `confirmations=True`); `skillbook` is the skillbook being learned.
     """
 
     def __init__(
-        self, pipeline: Pipeline, skillbook: Skillbook, *, head: Pipeline, counterexample_check: Pipeline | None = None
+        self, pipeline: Pipeline, skillbook: Skillbook, *, head: Pipeline, checks: Pipeline | None = None
     ) -> None:
         super().__init__(pipeline, skillbook)
         self.head = head
         """AgentStep -> EvaluateStep alone: what `evaluate` runs."""
-        self.counterexample_check = counterexample_check
-        """AgentStep -> EvaluateStep -> CounterexampleStep: what `check_counterexamples` runs (None
-        without `counterexamples=True`)."""
+        self.checks = checks
+        """AgentStep -> EvaluateStep -> the CounterexampleStep and ConfirmationStep asked for: what
+        `validate` runs (None with neither)."""
 
     @classmethod
     def from_roles(
@@ -61,6 +62,7 @@ class ACE(Runner):
         match_limit: int = 3,
         recheck: bool = False,
         counterexamples: bool = False,
+        confirmations: bool = False,
         extra_steps: Sequence[Any] | None = None,
         **options: Unpack[TailOptions],
     ) -> ACE:
@@ -73,24 +75,33 @@ class ACE(Runner):
         environment that grades). `counterexamples` answers a failed sample again without its
         injected skills; if that is fully right, they are tagged with it as a counterexample (the
         matcher then withholds them from tasks like it) and the sample is not learned from
-        (`ace.steps.CounterexampleStep`; needs an environment that grades). `options` are the
+        (`ace.steps.CounterexampleStep`; needs an environment that grades). `confirmations` answers
+        a fully right sample again without its injected skills; if that is not fully right, they
+        are tagged with it as a confirmation (`ace.steps.ConfirmationStep`; `retire_unconfirmed`
+        then retires the lessons no second task backs; needs an environment that grades). `options` are the
         learning tail's (`reflect_workers`, `learn_from`, `dedup_manager`, `dedup_interval`,
         `checkpoint_dir`, `checkpoint_interval`).
         Raises UsageError for a matcher on another skillbook, a policy that does not fit the
-        matcher, or `recheck` or `counterexamples` without an environment."""
+        matcher, or `recheck`, `counterexamples` or `confirmations` without an environment."""
         skillbook = skillbook if skillbook is not None else Skillbook()
         if matcher is not None and not _follows(matcher, skillbook):
             raise UsageError(
                 "the matcher follows another skillbook than the one being learned; build it as "
                 "SkillMatcher(skillbook) and pass that same skillbook to from_roles"
             )
-        for flag, wanted in (("recheck", recheck), ("counterexamples", counterexamples)):
+        for flag, wanted in (
+            ("recheck", recheck),
+            ("counterexamples", counterexamples),
+            ("confirmations", confirmations),
+        ):
             if wanted and environment is None:
                 raise UsageError(f"{flag} needs an environment that grades the answers; pass environment=...")
         agent_step = AgentStep(agent, skillbook, injection=skill_injection, matcher=matcher, match_limit=match_limit)
         evaluate_step = EvaluateStep(environment)
         head: list[Any] = [agent_step, evaluate_step]
-        checks = [CounterexampleStep(agent_step, evaluate_step, skillbook)] if counterexamples else []
+        checks: list[Any] = [CounterexampleStep(agent_step, evaluate_step, skillbook)] if counterexamples else []
+        if confirmations:
+            checks.append(ConfirmationStep(agent_step, evaluate_step, skillbook))
         pipeline = cls.assemble(
             "ACE",
             [*head, *checks],
@@ -101,8 +112,8 @@ class ACE(Runner):
             options=options,
             recheck=Recheck(agent_step, evaluate_step) if recheck else None,
         )
-        check = Pipeline([*head, *checks], name="ACE.check_counterexamples") if checks else None
-        return cls(pipeline, skillbook, head=Pipeline(head, name="ACE.evaluate"), counterexample_check=check)
+        check = Pipeline([*head, *checks], name="ACE.validate") if checks else None
+        return cls(pipeline, skillbook, head=Pipeline(head, name="ACE.evaluate"), checks=check)
 
     def run(
         self,
@@ -165,28 +176,31 @@ class ACE(Runner):
         """`evaluate` for async callers, on their event loop."""
         return await self._one_pass(self.head, samples, workers=workers, after_step=after_step)
 
-    def check_counterexamples(
+    def validate(
         self, samples: Iterable[Sample | str], *, workers: int = 1, after_step: StepHook | Sequence[StepHook] = ()
     ) -> list[SampleResult]:
         """Answer every sample once with the skills as they are now and record their counterexamples
-        (`CounterexampleStep`), learning nothing else: after training, a pass over the training
-        samples finds the tasks the learned skills break, also those answered before the skill
-        existed. One result per sample; `output.learning_skipped` is set exactly on the samples that
-        were counterexamples, and says of which skills. Raises
-        UsageError unless the loop was built with `counterexamples=True`, else as `run` does."""
+        (`CounterexampleStep`) and confirmations (`ConfirmationStep`), as the loop was built to,
+        learning nothing else: after training, a pass over the training samples finds the tasks the
+        learned skills break or fix, also those answered before the skill existed. One result per
+        sample; `output.learning_skipped` is set exactly on the samples that were counterexamples,
+        and says of which skills. Raises UsageError unless the loop was built with
+        `counterexamples=True` or `confirmations=True`, else as `run` does."""
         return run_blocking(
-            self.check_counterexamples_async(samples, workers=workers, after_step=after_step),
-            method="ACE.check_counterexamples",
-            alternative="ace.check_counterexamples_async",
+            self.validate_async(samples, workers=workers, after_step=after_step),
+            method="ACE.validate",
+            alternative="ace.validate_async",
         )
 
-    async def check_counterexamples_async(
+    async def validate_async(
         self, samples: Iterable[Sample | str], *, workers: int = 1, after_step: StepHook | Sequence[StepHook] = ()
     ) -> list[SampleResult]:
-        """`check_counterexamples` for async callers, on their event loop."""
-        if self.counterexample_check is None:
-            raise UsageError("check_counterexamples needs a loop built with ACE.from_roles(counterexamples=True)")
-        return await self._one_pass(self.counterexample_check, samples, workers=workers, after_step=after_step)
+        """`validate` for async callers, on their event loop."""
+        if self.checks is None:
+            raise UsageError(
+                "validate needs a loop built with ACE.from_roles(counterexamples=True) or (confirmations=True)"
+            )
+        return await self._one_pass(self.checks, samples, workers=workers, after_step=after_step)
 
     async def _one_pass(
         self,

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from ace.skillbook._journal import MutationJournal
     from ace.skillbook._operations import UpdateBatch, UpdateOperation
     from ace.skillbook._provenance import (
+        CONFIRMATION,
         COUNTEREXAMPLE,
         DEDUP_SOURCE_SYSTEM,
         InsightSource,
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COUNTERS",
+    "CONFIRMATION",
     "COUNTEREXAMPLE",
     "DEDUP_SOURCE_SYSTEM",
     "InsightSource",
@@ -84,6 +86,7 @@ _EXPORTS: dict[str, str] = {
     "SECTIONS": "ace.skillbook._skill",
     "TAG_OUTCOMES": "ace.skillbook._skill",
     "TagDelta": "ace.skillbook._skill",
+    "CONFIRMATION": "ace.skillbook._provenance",
     "COUNTEREXAMPLE": "ace.skillbook._provenance",
     "DEDUP_SOURCE_SYSTEM": "ace.skillbook._provenance",
     "InsightSource": "ace.skillbook._provenance",

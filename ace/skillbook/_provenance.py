@@ -14,6 +14,7 @@ from ace.skillbook._errors import SkillbookError
 from ace.untrusted import quote
 
 __all__ = [
+    "CONFIRMATION",
     "COUNTEREXAMPLE",
     "DEDUP_SOURCE_SYSTEM",
     "ManualOrigin",
@@ -31,11 +32,15 @@ Relation = Literal["primary", "supporting"]
 COUNTEREXAMPLE = "counterexample"
 """The relation of a harmful TAG record whose trace is a counterexample of the skill: the agent got
 the task wrong with the skill injected and right without it (`ace.steps.CounterexampleStep`)."""
+CONFIRMATION = "confirmation"
+"""The relation of a helpful TAG record whose trace is a confirmation of the skill: a task it was not
+learned from that the agent got fully right with the skill and not without it (`ace.steps.ConfirmationStep`)."""
 DEDUP_SOURCE_SYSTEM = "ace-dedup"
 """The source_system of deduplication's own records (a merge, not a trace)."""
 ManualOrigin = Literal["api", "cli", "ui"]
 """Where a mutation made by hand (not learned from a trace) came from: a library call without a
 source, the `ace` command, or the `ace serve` UI."""
+MANUAL_ORIGINS: frozenset[str] = frozenset(get_args(ManualOrigin))
 UNKNOWN_USER = "unknown-user"
 """The trace_id of a manual record when the operating-system user cannot be told."""
 

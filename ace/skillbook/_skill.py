@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ace.skillbook._checks import MAX_INTEGER, integer, required_text, text, timestamp
 from ace.skillbook._errors import SkillbookError
-from ace.skillbook._provenance import COUNTEREXAMPLE, DEDUP_SOURCE_SYSTEM, InsightSource, Relation
+from ace.skillbook._provenance import (
+    CONFIRMATION,
+    COUNTEREXAMPLE,
+    DEDUP_SOURCE_SYSTEM,
+    MANUAL_ORIGINS,
+    InsightSource,
+    Relation,
+)
 from ace.untrusted import quote
 
 if TYPE_CHECKING:
@@ -271,6 +278,29 @@ class Skill:
         `COUNTEREXAMPLE`: tasks the agent got wrong with the skill and right without it), oldest first."""
         return _distinct_questions(
             o for o in self.occurrences if o.operation_type == "TAG" and o.relation == COUNTEREXAMPLE
+        )
+
+    @property
+    def backing_trace_uids(self) -> tuple[str, ...]:
+        """The distinct traces that back the skill, oldest first: those that added or updated it
+        and its confirmations (helpful TAG records of relation `CONFIRMATION`: tasks it was not
+        learned from that the agent got right with it and wrong without it). Hand-made records
+        and deduplication's own never count."""
+        backing = (
+            o
+            for o in self.occurrences
+            if o.source_system not in MANUAL_ORIGINS
+            and o.source_system != DEDUP_SOURCE_SYSTEM
+            and (o.operation_type in ("ADD", "UPDATE") or (o.operation_type == "TAG" and o.relation == CONFIRMATION))
+        )
+        return tuple(dict.fromkeys(o.trace_uid for o in backing))
+
+    @property
+    def learned_from_traces(self) -> bool:
+        """True when a trace (not a hand-made or deduplication record) added the skill."""
+        return any(
+            o.operation_type == "ADD" and o.source_system not in MANUAL_ORIGINS | {DEDUP_SOURCE_SYSTEM}
+            for o in self.occurrences
         )
 
     def relation_of(self, trace_uid: str) -> Relation:

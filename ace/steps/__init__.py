@@ -1,7 +1,8 @@
 """The steps of the ACE loop and the context they pass (`ACEStepContext`).
 
 Foreground: `AgentStep` (answer with injected skills) -> `EvaluateStep` (feedback -> trace)
-[-> `CounterexampleStep`], or `LoadTracesStep` for recorded traces. Background (`learning_tail`):
+[-> `CounterexampleStep`] [-> `ConfirmationStep`], or `LoadTracesStep` for recorded traces.
+Background (`learning_tail`):
 `ReflectStep` -> `UpdateStep` [-> `DeduplicateStep`] [-> `CheckpointStep`]. `ExportMarkdownStep` keeps a readable copy.
 `learn_from` (`LearnFrom`) says which samples the tail learns from. The names below are imported
 on first use.
@@ -16,6 +17,7 @@ from ace.lazy_exports import lazy_getattr
 if TYPE_CHECKING:
     from ace.steps.agent import AgentStep
     from ace.steps.checkpoint import CheckpointStep
+    from ace.steps.confirmation import ConfirmationStep, retire_unconfirmed
     from ace.steps.context import ACEStepContext, Sample
     from ace.steps.counterexample import CounterexampleStep
     from ace.steps.deduplicate import DeduplicateStep
@@ -40,6 +42,7 @@ __all__ = [
     "ACEStepContext",
     "AgentStep",
     "CheckpointStep",
+    "ConfirmationStep",
     "CounterexampleStep",
     "DeduplicateStep",
     "EnvironmentResult",
@@ -61,6 +64,7 @@ __all__ = [
     "insight_source_for",
     "learning_tail",
     "load_trace_file",
+    "retire_unconfirmed",
     "trace_locations",
 ]
 
@@ -68,6 +72,7 @@ _EXPORTS: dict[str, str] = {
     "ACEStepContext": "ace.steps.context",
     "AgentStep": "ace.steps.agent",
     "CheckpointStep": "ace.steps.checkpoint",
+    "ConfirmationStep": "ace.steps.confirmation",
     "CounterexampleStep": "ace.steps.counterexample",
     "DeduplicateStep": "ace.steps.deduplicate",
     "EnvironmentResult": "ace.steps.evaluate",
@@ -89,6 +94,7 @@ _EXPORTS: dict[str, str] = {
     "insight_source_for": "ace.steps.update",
     "learning_tail": "ace.steps.tail",
     "load_trace_file": "ace.traces",
+    "retire_unconfirmed": "ace.steps.confirmation",
     "trace_locations": "ace.traces",
 }
 """Where each lazily imported name of `__all__` lives."""

@@ -115,6 +115,12 @@ def _add_run_flags(parser: argparse.ArgumentParser) -> None:
         "their counterexample (the matcher withholds them from tasks nearer to it) instead of learning from it",
     )
     parser.add_argument(
+        "--confirm",
+        action="store_true",
+        help="answer a right training item again without its injected skills; if that is wrong, record it as "
+        "their confirmation; after training, retire every lesson no second training item backs",
+    )
+    parser.add_argument(
         "--worked-examples",
         action="store_true",
         help="a skill learned from a labelled answer carries it as its example (task -> expected answer)",
@@ -226,6 +232,7 @@ def _config(args: argparse.Namespace, task_set: TaskSet) -> BenchConfig:
         learn_from=args.learn_from,
         recheck=args.recheck,
         counterexamples=args.counterexamples,
+        confirm=args.confirm,
         worked_examples=args.worked_examples,
         train_limit=args.train_limit,
         test_limit=args.test_limit,

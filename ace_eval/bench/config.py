@@ -55,6 +55,10 @@ class BenchConfig:
     counterexamples: bool = False
     """Answer a failed training item again without its injected skills; if that is right, tag them
     with it as a counterexample instead of learning from it (`ACE.from_roles(counterexamples=True)`)."""
+    confirm: bool = False
+    """Answer a right training item again without its injected skills; if that is wrong, tag them
+    with it as a confirmation (`ACE.from_roles(confirmations=True)`); after training, retire every
+    learned skill fewer than two training items back (`ace.steps.retire_unconfirmed`)."""
     worked_examples: bool = False
     """A skill learned from a labelled answer carries it as its worked example
     (`SkillManager(worked_examples=True)`; nothing to carry with `verdict` feedback)."""

@@ -88,6 +88,7 @@ def report_dict(report: BenchReport) -> dict[str, Any]:
         "saved_skillbook": str(config.skillbook) if config.skillbook is not None else None,
         "recheck": config.recheck,
         "counterexamples": config.counterexamples,
+        "confirm": config.confirm,
         "worked_examples": config.worked_examples,
         "arms": list(config.arms),
         "items": {
@@ -113,6 +114,7 @@ def report_dict(report: BenchReport) -> dict[str, Any]:
         "targets": _targets(report),
         "learning": _learning(report),
         "skills": [_skill(skill) for skill in report.skills],
+        "retired": [{**_skill(skill), "reason": skill.occurrences[-1].learning_text} for skill in report.retired],
         "attribution": _attribution(report),
         "icl": dataclasses.asdict(report.icl) if report.icl is not None else None,
         "per_item": _per_item(report),
@@ -220,6 +222,7 @@ def _skill(skill: Any) -> dict[str, Any]:
         "harmful_count": skill.harmful_count,
         "neutral_count": skill.neutral_count,
         "counterexamples": list(skill.counterexample_questions),
+        "backed_by": list(skill.backing_trace_uids),
     }
 
 
@@ -295,6 +298,7 @@ def markdown(report: BenchReport, data: dict[str, Any]) -> str:
             f"feedback while learning: `{config.feedback}`, learning from `{config.learn_from}`"
             f"{', lessons rechecked on their own item' if config.recheck else ''}"
             f"{', counterexamples checked' if config.counterexamples else ''}"
+            f"{', lessons no second item backs retired' if config.confirm else ''}"
             f"{', skills carry their worked example' if config.worked_examples else ''}; "
             f"arms: {', '.join(config.arms)}"
         )
@@ -402,6 +406,16 @@ def markdown(report: BenchReport, data: dict[str, Any]) -> str:
 
 def _skills_markdown(data: dict[str, Any]) -> list[str]:
     lines = ["", "## Learned skills (verbatim)", ""]
+    if data["retired"]:
+        lines += [
+            "Retired after learning, as no second training item backed them (not used by any arm):",
+            "",
+            *(
+                f"- **{skill['id']}**: issue: {skill['issue']} / insight: {skill['insight']}"
+                for skill in data["retired"]
+            ),
+            "",
+        ]
     if not data["skills"]:
         return lines + ["(none)"]
     attribution = {row["id"]: row for row in data["attribution"]}
@@ -419,5 +433,6 @@ def _skills_markdown(data: dict[str, Any]) -> list[str]:
             "helpful / harmful / neutral: "
             f"{skill['helpful_count']} / {skill['harmful_count']} / {skill['neutral_count']}",
             *(f"  - counterexample: {question}" for question in skill["counterexamples"]),
+            f"  - backed by: {', '.join(skill['backed_by']) or 'no trace'}",
         ]
     return lines

@@ -4,7 +4,8 @@
 1. Learning (when an arm needs it): `ACE.from_roles` with the `Agent` role, a `GradingEnvironment`
    (feedback `labels` or `verdict`), the Reflector and the SkillManager, skills injected by the
    `SkillMatcher` as in the `learned` arm, over the training items for N epochs (barriers); with
-   `counterexamples`, then one `check_counterexamples` pass over the training items. One
+   `counterexamples` or `confirm`, then one `ACE.validate` pass over the training items, and with
+   `confirm` the lessons no second training item backs are retired (`retire_unconfirmed`). One
    checkpoint per epoch; `train_log.jsonl` as samples finish; `skillbook.json` at the end. The
    answers and feedback of epoch 1 are the `icl` arm's experience. A run given a saved skillbook
    (`config.skillbook`) has no learning phase: that skillbook, copied into the run folder, is
@@ -33,7 +34,7 @@ from ace.retrieval import SkillMatcher, skill_index
 from ace.roles import Agent, RecursiveReflector, Reflector, Sample, SkillInjection, SkillManager
 from ace.runners import ACE
 from ace.skillbook import Skill, Skillbook
-from ace.steps import ACEStepContext
+from ace.steps import ACEStepContext, retire_unconfirmed
 from ace_eval.bench import scripted
 from ace_eval.bench.arms import Arm, Experience, IclBlock, icl_block, oracle_skillbook
 from ace_eval.bench.config import BENCH_ROLES, BenchConfig, BenchRole
@@ -84,6 +85,8 @@ class BenchReport:
     skills: tuple[Skill, ...]
     """The active skills the `learned` and `all` arms answer with, verbatim: learned, or those of the
     saved skillbook scored (none when no arm needs skills)."""
+    retired: tuple[Skill, ...]
+    """The lessons `confirm` retired after learning (inactive; none without it), verbatim."""
     skillbook_path: Path | None
     """The run folder's skillbook.json holding them (None when no arm needs skills)."""
     icl: IclBlock | None
@@ -177,19 +180,21 @@ async def run_bench_async(
     learning: tuple[SampleOutcome, ...] = ()
     skillbook_path: Path | None = None
     skills: tuple[Skill, ...] = ()
+    retired: tuple[Skill, ...] = ()
     experiences: list[Experience] = []
     if config.learns:
         log(
             f"learning: {len(train)} training items x {config.train_epochs} epoch(s), feedback {config.feedback}, "
             f"learning from {config.learn_from}{', rechecked' if config.recheck else ''}"
             f"{', counterexamples checked' if config.counterexamples else ''}"
+            f"{', unconfirmed lessons retired' if config.confirm else ''}"
             f"{', worked examples' if config.worked_examples else ''} "
             f"(agent {config.agent_model}, {config.reflector_type} reflector {config.reflector_model}, "
             f"skill manager {config.skill_manager_model})"
         )
         with measure_phase("learning", meters, phases):
             experience_log = _ExperienceLog()
-            results = await _learn(config, roles, skillbook, train, log, experience_log.hook)
+            results, retired = await _learn(config, roles, skillbook, train, log, experience_log.hook)
         learning = tuple(outcome_of(result) for result in results)
         experiences = experience_log.experiences()
         skillbook_path, skills = _save_for_arms(skillbook, out)
@@ -222,6 +227,7 @@ async def run_bench_async(
         test_items=tuple(test),
         learning=learning,
         skills=skills,
+        retired=retired,
         skillbook_path=skillbook_path,
         icl=icl,
         outcomes=outcomes,
@@ -260,7 +266,8 @@ async def _learn(
     train: Sequence[BenchItem],
     log: Callable[[str], None],
     experience_hook: StepHook,
-) -> list[SampleResult]:
+) -> tuple[list[SampleResult], tuple[Skill, ...]]:
+    """Every learning sample's result, and the lessons retired as unconfirmed (see the module docstring)."""
     out = config.output_dir
     train_log = TrainLog(out / "train_log.jsonl")
 
@@ -279,6 +286,7 @@ async def _learn(
         match_limit=config.skills_limit,
         recheck=config.recheck,
         counterexamples=config.counterexamples,
+        confirmations=config.confirm,
         reflect_workers=config.max_workers,
         learn_from=config.learn_from,
     )
@@ -289,11 +297,14 @@ async def _learn(
         after_step=(train_log.hook, experience_hook),
         on_epoch_end=end_epoch,
     )
-    if config.counterexamples:
-        checked = await ace.check_counterexamples_async(bench_samples(train), workers=config.max_workers)
+    if config.counterexamples or config.confirm:
+        checked = await ace.validate_async(bench_samples(train), workers=config.max_workers)
         found = [_item_id(result) for result in checked if _is_counterexample(result)]
-        log(f"counterexample check: {len(found)} of {len(checked)} training items broken by their skills {found}")
-    return results
+        log(f"validation pass: {len(found)} of {len(checked)} training items broken by their skills {found}")
+    retired = tuple(retire_unconfirmed(skillbook)) if config.confirm else ()
+    if config.confirm:
+        log(f"retired {len(retired)} lesson(s) no second training item backs: {[skill.id for skill in retired]}")
+    return results, retired
 
 
 def _item_id(result: SampleResult) -> str:

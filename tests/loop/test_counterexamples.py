@@ -191,7 +191,7 @@ def test_a_check_after_training_records_the_counterexamples_and_learns_nothing_e
     agent, reflector = RuleFollowingAgent(), CountingReflector()
     ace = _loop(skillbook, agent, reflector, counterexamples=True)
 
-    results = ace.check_counterexamples(
+    results = ace.validate(
         [Sample(REGULAR, ground_truth="APPROVE", id="regular"), Sample(CLEARANCE, ground_truth="DENY", id="clearance")]
     )
 
@@ -205,5 +205,5 @@ def test_a_check_after_training_records_the_counterexamples_and_learns_nothing_e
 def test_a_check_needs_a_loop_built_for_counterexamples() -> None:
     ace = _loop(_skillbook_with_the_clearance_rule(), RuleFollowingAgent(), CountingReflector())
 
-    with pytest.raises(UsageError, match=r"counterexamples=True"):
-        ace.check_counterexamples([Sample(REGULAR, ground_truth="APPROVE")])
+    with pytest.raises(UsageError, match=r"counterexamples=True\) or \(confirmations=True"):
+        ace.validate([Sample(REGULAR, ground_truth="APPROVE")])
