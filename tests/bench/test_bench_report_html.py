@@ -61,6 +61,19 @@ def test_skill_text_and_answers_are_escaped(tmp_path: Path) -> None:
     assert '<tr data-skill-id="context-00001">' in html and "control x1" in html
 
 
+def test_retired_lessons_are_listed_escaped(tmp_path: Path) -> None:
+    _, data = _run(tmp_path)
+    assert data["retired"] == [] and 'class="retired"' not in render_bench_report_html(data, run_name="r")
+    data["retired"] = [
+        {"id": "context-00002", "issue": HOSTILE, "insight": "deny", "backed_by": ["ace:train-1"], "reason": "r"}
+    ]
+
+    html = render_bench_report_html(data, run_name="r")
+
+    assert "<script" not in html.lower()
+    assert '<li data-skill-id="context-00002">' in html and "(backed by ace:train-1)" in html
+
+
 def test_the_targets_say_met_or_not_and_the_headline_reads_learned_minus_none(tmp_path: Path) -> None:
     _, data = _run(tmp_path)
     data["targets"]["learned_beats_none"]["met"] = True

@@ -333,6 +333,28 @@ def test_the_counterexample_check_is_named_in_the_report(tmp_path: Path) -> None
     assert "counterexamples checked" in markdown(report, data)
 
 
+def test_confirm_retires_a_lesson_no_second_training_item_backs_and_reports_it(tmp_path: Path) -> None:
+    # The matcher does not match the shout rule to "Say the word X." (see _run): the lesson learned
+    # from the first training item reaches no other, so nothing confirms it.
+    report = _run(tmp_path, arms=("none", "learned"), confirm=True)
+
+    assert [o.status for o in report.learning][:1] == ["learned"]
+    assert report.skills == () and [skill.insight for skill in report.retired] == [SHOUT_RULE.insight]
+    assert [o.correct for o in report.outcomes["learned"]] == [o.correct for o in report.outcomes["none"]]
+    data = report_dict(report)
+    assert data["confirm"] is True
+    [retired] = data["retired"]
+    assert retired["backed_by"] == ["ace:train-1"] and retired["reason"].startswith("not confirmed: backed by 1 task")
+    assert f"- **{retired['id']}**: issue: {SHOUT_RULE.issue}" in markdown(report, data)
+
+
+def test_without_confirm_the_same_lesson_is_kept(tmp_path: Path) -> None:
+    report = _run(tmp_path, arms=("learned",))
+
+    assert [skill.insight for skill in report.skills] == [SHOUT_RULE.insight] and report.retired == ()
+    assert report_dict(report)["skills"][0]["backed_by"] == ["ace:train-1"]
+
+
 def test_a_saved_skillbook_is_scored_without_a_learning_phase(tmp_path: Path) -> None:
     learned = _run(tmp_path / "first", arms=("none", "learned"))
     assert learned.skillbook_path is not None

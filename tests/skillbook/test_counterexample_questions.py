@@ -1,8 +1,9 @@
-"""`Skill.learned_from_questions` and `Skill.counterexample_questions` read the provenance chain."""
+"""`Skill.learned_from_questions`, `Skill.counterexample_questions` and `Skill.backing_trace_uids`
+read the provenance chain."""
 
 from __future__ import annotations
 
-from ace.skillbook import COUNTEREXAMPLE, InsightSource, Skillbook
+from ace.skillbook import CONFIRMATION, COUNTEREXAMPLE, DEDUP_SOURCE_SYSTEM, InsightSource, Skillbook, manual_source
 
 
 def _source(trace_id: str, question: str | None, relation: str | None = None) -> InsightSource:
@@ -41,3 +42,31 @@ def test_counterexamples_survive_a_save_and_load(tmp_path) -> None:
     [skill] = Skillbook.load_from_file(tmp_path / "skillbook.json").skills()
 
     assert skill.counterexample_questions == ("c1",) and skill.harmful_count == 1
+
+
+def test_a_skill_is_backed_by_the_traces_that_taught_it_and_its_confirmations_only() -> None:
+    skillbook = Skillbook()
+    skillbook.add_skill(
+        "context", "Dates on delivery notes", ["date"], "Use YYYY.MM.DD.", insight_source=_source("a", "q1")
+    )
+    skillbook.tag_skill("context-00001", 1, insight_source=_source("b", "helped, no confirmation"))
+    skillbook.tag_skill("context-00001", -1, insight_source=_source("c", "c1", COUNTEREXAMPLE))
+    skillbook.update_skill("context-00001", insight="Use YYYY.MM.DD!", insight_source=manual_source("cli", user="ann"))
+    dedup = InsightSource(source_system=DEDUP_SOURCE_SYSTEM, trace_id="merge-1")
+    skillbook.update_skill("context-00001", insight="Use YYYY.MM.DD.", insight_source=dedup)
+    skill = skillbook.get_skill("context-00001")
+    assert skill is not None and skill.backing_trace_uids == ("test:a",) and skill.learned_from_traces
+
+    skillbook.tag_skill("context-00001", 1, insight_source=_source("d", "q3", CONFIRMATION))
+    skillbook.update_skill("context-00001", insight="Use YYYY.MM.DD always.", insight_source=_source("e", "q2"))
+    skillbook.tag_skill("context-00001", 1, insight_source=_source("d", "q3", CONFIRMATION))
+
+    skill = skillbook.get_skill("context-00001")
+    assert skill is not None and skill.backing_trace_uids == ("test:a", "test:d", "test:e")
+
+
+def test_a_hand_made_skill_is_not_learned_from_traces() -> None:
+    skillbook = Skillbook()
+    skill = skillbook.add_skill("context", "Dates on delivery notes", ["date"], "Use YYYY.MM.DD.")
+
+    assert not skill.learned_from_traces and skill.backing_trace_uids == ()
