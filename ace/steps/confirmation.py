@@ -15,7 +15,8 @@ All injected skills share the credit: the step cannot tell which of them fixed t
 
 from __future__ import annotations
 
-from ace.skillbook import CONFIRMATION, Skill, Skillbook, SkillNotFoundError
+from ace.skillbook import CONFIRMATION, Skill, Skillbook
+from ace.steps._injected_skills import identities, tag_unchanged
 from ace.steps.agent import AgentStep
 from ace.steps.context import ACEStepContext, Sample
 from ace.steps.evaluate import EvaluateStep
@@ -56,6 +57,7 @@ class ConfirmationStep:
         ]
         if not unconfirmed:
             return ctx
+        taken = identities(self._skillbook, unconfirmed)
         unaided = await self._agent_step.answer(ctx.sample, unaided=True)
         graded = self._evaluate_step(ctx.replace(agent_output=unaided, injected_skill_ids=()))
         reward = trace_reward(graded.trace)
@@ -65,12 +67,7 @@ class ConfirmationStep:
             f"answered right with skills {list(ctx.injected_skill_ids)} ({_quoted(ctx.agent_output.answer)}) "
             f"and wrong without them ({_quoted(unaided.answer)}, reward {reward:g})"
         )
-        record = source.replace(relation=CONFIRMATION, learning_text=note)
-        for skill_id in unconfirmed:
-            try:
-                self._skillbook.tag_skill(skill_id, 1, insight_source=record)
-            except SkillNotFoundError:
-                continue  # removed by a SkillManager session since it was injected
+        tag_unchanged(self._skillbook, taken, 1, source.replace(relation=CONFIRMATION, learning_text=note))
         return ctx
 
 

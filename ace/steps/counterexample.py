@@ -13,7 +13,8 @@ questions have), and the sample is not learned from (there is no lesson in it bu
 
 from __future__ import annotations
 
-from ace.skillbook import COUNTEREXAMPLE, Skillbook, SkillNotFoundError
+from ace.skillbook import COUNTEREXAMPLE, Skillbook
+from ace.steps._injected_skills import identities, tag_unchanged
 from ace.steps.agent import AgentStep
 from ace.steps.context import ACEStepContext, Sample
 from ace.steps.evaluate import EvaluateStep
@@ -46,6 +47,7 @@ class CounterexampleStep:
             return ctx
         if not isinstance(ctx.sample, Sample) or ctx.agent_output is None:
             raise TypeError(f"CounterexampleStep needs a Sample and an agent output; got {type(ctx.sample).__name__}")
+        taken = identities(self._skillbook, ctx.injected_skill_ids)
         unaided = await self._agent_step.answer(ctx.sample, unaided=True)
         graded = self._evaluate_step(ctx.replace(agent_output=unaided, injected_skill_ids=()))
         if trace_reward(graded.trace) != 1.0:
@@ -55,11 +57,7 @@ class CounterexampleStep:
             f"reward {reward:g}) and right without them ({_quoted(unaided.answer)})"
         )
         source = insight_source_for(ctx).replace(relation=COUNTEREXAMPLE, learning_text=note)
-        for skill_id in ctx.injected_skill_ids:
-            try:
-                self._skillbook.tag_skill(skill_id, -1, insight_source=source)
-            except SkillNotFoundError:
-                continue  # removed by a SkillManager session since it was injected
+        tag_unchanged(self._skillbook, taken, -1, source)
         return ctx.replace(learning_skipped=f"a counterexample of the injected skills: {note}")
 
 

@@ -131,6 +131,38 @@ def test_a_task_right_with_and_without_the_skill_or_wrong_with_it_confirms_nothi
     assert skill.helpful_count == 0 and len(skill.backing_trace_uids) == 1
 
 
+def test_a_skill_undone_and_its_id_reused_while_the_agent_answers_again_is_not_confirmed() -> None:
+    # A concurrent SkillManager rollback gives the id back; the next ADD reuses it for another skill.
+    empty = Skillbook().snapshot()
+    skillbook = _skillbook_with_the_clearance_rule()
+    agent = RuleFollowingAgent()
+    answer = agent.model()
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(agent.prompts) == 1:  # the answer without skills: meanwhile the skill is undone and its id reused
+            skillbook.restore(empty)
+            skillbook.add_skill("context", "Dates", ["date"], "Use YYYY.MM.DD.", insight_source=_source("t9", "q9"))
+        assert answer.function is not None
+        return answer.function(messages, info)  # type: ignore[return-value]
+
+    ace = ACE.from_roles(
+        agent=Agent(FunctionModel(respond)),
+        environment=GroundTruthEnvironment(),
+        reflector=Reflector(reflector_model()),
+        skill_manager=_finalizing_skill_manager(),
+        skillbook=skillbook,
+        learn_from="failures",
+        confirmations=True,
+    )
+
+    [result] = ace.run([Sample(CLEARANCE_AGAIN, ground_truth="DENY", id="c2")])
+
+    assert result.error is None and len(agent.prompts) == 2
+    [other] = skillbook.skills()
+    assert other.id == "context-00001" and other.issue == "Dates"
+    assert other.helpful_count == 0 and other.backing_trace_uids == ("test:t9",)
+
+
 def test_without_confirmations_a_right_answer_is_not_answered_again() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
     agent = RuleFollowingAgent()

@@ -119,6 +119,38 @@ def test_a_task_the_skill_made_wrong_becomes_its_counterexample_and_is_not_learn
     assert skill.harmful_count == 1
 
 
+def test_a_skill_undone_and_its_id_reused_while_the_agent_answers_again_gets_no_counterexample() -> None:
+    # A concurrent SkillManager rollback gives the id back; the next ADD reuses it for another skill.
+    empty = Skillbook().snapshot()
+    skillbook = _skillbook_with_the_clearance_rule()
+    agent = RuleFollowingAgent()
+    answer = agent.model()
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        if len(agent.prompts) == 1:  # the answer without skills: meanwhile the skill is undone and its id reused
+            skillbook.restore(empty)
+            skillbook.add_skill("context", "Dates", ["date"], "Use YYYY.MM.DD.")
+        assert answer.function is not None
+        return answer.function(messages, info)  # type: ignore[return-value]
+
+    ace = ACE.from_roles(
+        agent=Agent(FunctionModel(respond)),
+        environment=GroundTruthEnvironment(),
+        reflector=Reflector(CountingReflector().model()),
+        skill_manager=_finalizing_skill_manager(),
+        skillbook=skillbook,
+        learn_from="failures",
+        counterexamples=True,
+    )
+
+    [result] = ace.run([Sample(REGULAR, ground_truth="APPROVE", id="regular")])
+
+    assert result.error is None and len(agent.prompts) == 2
+    [other] = skillbook.skills()
+    assert other.id == "context-00001" and other.issue == "Dates"
+    assert other.harmful_count == 0 and other.counterexample_questions == ()
+
+
 def test_without_the_check_the_same_failure_is_reflected_on_and_no_counterexample_is_kept() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
     agent, reflector = RuleFollowingAgent(), CountingReflector()
