@@ -1,4 +1,5 @@
-"""Role models for the loop tests (imported by the tests as `loop_roles`): stateless FunctionModels that react to what they are sent.
+"""Role models for the loop tests (imported by the tests as `loop_roles`): stateless FunctionModels that react to what they are sent,
+and the environment and refund tasks several tests share.
 
 Samples run concurrently, so each model decides from the messages alone, never from call order.
 """
@@ -13,7 +14,79 @@ import numpy as np
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from ace.roles import AgentOutput, SkillManager
+from ace.skillbook import InsightSource, Skillbook
+from ace.steps import EnvironmentResult, Sample
 from ace_eval.scripted import first_user_prompt, tool_returns
+
+
+class GroundTruthEnvironment:
+    """Right (reward 1.0) exactly when the answer is the sample's ground truth."""
+
+    def evaluate(self, sample: Sample, agent_output: AgentOutput) -> EnvironmentResult:
+        correct = agent_output.answer == sample.ground_truth
+        return EnvironmentResult(feedback="correct" if correct else "wrong", metrics={"correct": float(correct)})
+
+
+def refund_question(item: str, bought: str, days: int) -> str:
+    """A refund task of the conventions family: `item` bought `bought` (e.g. "in the clearance sale")."""
+    return (
+        f"Refund request: a customer returns {item} bought {bought} {days} days ago. Our standard policy "
+        "refunds purchases within 30 days. Answer APPROVE or DENY."
+    )
+
+
+def undone_before_second_answer(skillbook: Skillbook, answer: FunctionModel) -> FunctionModel:
+    """`answer`, except that before its second answer `skillbook` loses every skill and gets another
+    under the freed id: what a concurrent SkillManager rollback followed by an ADD does."""
+    empty, calls = Skillbook().snapshot(), [0]
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        calls[0] += 1
+        if calls[0] == 2:
+            skillbook.restore(empty)
+            other = InsightSource(source_system="test", trace_id="t9", sample_question="q9")
+            skillbook.add_skill("context", "Dates", ["date"], "Use YYYY.MM.DD.", insight_source=other)
+        assert answer.function is not None
+        return answer.function(messages, info)  # type: ignore[return-value]
+
+    return FunctionModel(respond)
+
+
+CLEARANCE = refund_question("a lamp", "in the clearance sale", 12)
+CLEARANCE_AGAIN = refund_question("boots", "in the clearance sale", 7)
+REGULAR = refund_question("a kettle", "at the regular price", 4)
+REGULAR_AGAIN = refund_question("a jacket", "at the regular price", 20)
+CLEARANCE_RULE = "Items bought in a clearance sale are never refunded: answer DENY."
+
+
+class ClearanceRuleAgent:
+    """Answers DENY when `CLEARANCE_RULE` is in its prompt - with `everywhere=False` only to a
+    clearance-sale refund - else APPROVE; keeps every prompt it is sent."""
+
+    def __init__(self, *, everywhere: bool) -> None:
+        self.prompts: list[str] = []
+        self.everywhere = everywhere
+
+    def model(self) -> FunctionModel:
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            prompt = user_prompt(messages)
+            self.prompts.append(prompt)
+            ruled, _, question = prompt.rpartition(CLEARANCE_RULE)
+            deny = bool(ruled) and (self.everywhere or "clearance sale" in question)
+            answer = "DENY" if deny else "APPROVE"
+            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"reasoning": "r", "answer": answer})])
+
+        return FunctionModel(respond)
+
+
+def finalizing_skill_manager() -> SkillManager:
+    """A SkillManager that changes nothing: it finalizes at once."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "nothing to change"})])
+
+    return SkillManager(FunctionModel(respond))
 
 
 class BagOfWordsEmbedder:

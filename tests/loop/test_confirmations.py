@@ -4,58 +4,24 @@ and that the agent gets wrong without them, confirms them; a lesson no second ta
 from __future__ import annotations
 
 import pytest
-from loop_roles import reflector_model, user_prompt
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from loop_roles import (
+    CLEARANCE,
+    CLEARANCE_AGAIN,
+    CLEARANCE_RULE,
+    REGULAR,
+    ClearanceRuleAgent,
+    GroundTruthEnvironment,
+    finalizing_skill_manager,
+    reflector_model,
+    undone_before_second_answer,
+)
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from ace.errors import UsageError
-from ace.roles import Agent, AgentOutput, Reflector, SkillManager
+from ace.roles import Agent, Reflector
 from ace.runners import ACE
 from ace.skillbook import CONFIRMATION, InsightSource, Skillbook
-from ace.steps import EnvironmentResult, Sample, retire_unconfirmed
-
-
-def _refund(item: str, bought: str, days: int) -> str:
-    return (
-        f"Refund request: a customer returns {item} bought {bought} {days} days ago. Our standard policy "
-        "refunds purchases within 30 days. Answer APPROVE or DENY."
-    )
-
-
-CLEARANCE = _refund("a lamp", "in the clearance sale", 12)
-CLEARANCE_AGAIN = _refund("boots", "in the clearance sale", 7)
-REGULAR = _refund("a kettle", "at the regular price", 4)
-RULE = "Items bought in a clearance sale are never refunded: answer DENY."
-
-
-class GroundTruthEnvironment:
-    def evaluate(self, sample: Sample, agent_output: AgentOutput) -> EnvironmentResult:
-        correct = agent_output.answer == sample.ground_truth
-        return EnvironmentResult(feedback="correct" if correct else "wrong", metrics={"correct": float(correct)})
-
-
-class RuleFollowingAgent:
-    """Answers DENY to a clearance refund when the clearance rule is in its prompt, else APPROVE;
-    keeps every prompt."""
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    def model(self) -> FunctionModel:
-        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            prompt = user_prompt(messages)
-            self.prompts.append(prompt)
-            answer = "DENY" if RULE in prompt and "clearance sale" in prompt.rpartition(RULE)[2] else "APPROVE"
-            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"reasoning": "r", "answer": answer})])
-
-        return FunctionModel(respond)
-
-
-def _finalizing_skill_manager() -> SkillManager:
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "nothing to change"})])
-
-    return SkillManager(FunctionModel(respond))
+from ace.steps import Sample, retire_unconfirmed
 
 
 def _source(trace_id: str, question: str, relation: str | None = None) -> InsightSource:
@@ -68,18 +34,20 @@ def _skillbook_with_the_clearance_rule() -> Skillbook:
         "context",
         "Refund request for a purchase bought in the clearance sale",
         ["refund"],
-        RULE,
+        CLEARANCE_RULE,
         insight_source=InsightSource(source_system="ace", trace_id="t1", sample_question=CLEARANCE),
     )
     return skillbook  # learned from the loop's trace of Sample(CLEARANCE, id="t1")
 
 
-def _loop(skillbook: Skillbook, agent: RuleFollowingAgent, **options: object) -> ACE:
+def _loop(
+    skillbook: Skillbook, agent: ClearanceRuleAgent, model: FunctionModel | None = None, **options: object
+) -> ACE:
     return ACE.from_roles(
-        agent=Agent(agent.model()),
+        agent=Agent(model or agent.model()),
         environment=GroundTruthEnvironment(),
         reflector=Reflector(reflector_model()),
-        skill_manager=_finalizing_skill_manager(),
+        skill_manager=finalizing_skill_manager(),
         skillbook=skillbook,
         learn_from="failures",
         **options,  # type: ignore[arg-type]
@@ -88,12 +56,12 @@ def _loop(skillbook: Skillbook, agent: RuleFollowingAgent, **options: object) ->
 
 def test_a_task_the_skill_made_right_and_that_fails_without_it_confirms_the_skill() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
-    agent = RuleFollowingAgent()
+    agent = ClearanceRuleAgent(everywhere=False)
 
     [result] = _loop(skillbook, agent, confirmations=True).run([Sample(CLEARANCE_AGAIN, ground_truth="DENY", id="c2")])
 
     assert result.error is None and result.output.agent_output.answer == "DENY"
-    assert [RULE in prompt for prompt in agent.prompts] == [True, False]  # with the skill, then without
+    assert [CLEARANCE_RULE in prompt for prompt in agent.prompts] == [True, False]  # with the skill, then without
     [skill] = skillbook.skills()
     record = skill.occurrences[-1]
     assert (record.operation_type, record.relation, record.sample_question) == ("TAG", CONFIRMATION, CLEARANCE_AGAIN)
@@ -106,10 +74,10 @@ def test_a_task_the_skill_made_right_and_that_fails_without_it_confirms_the_skil
 
 def test_a_trace_that_already_backs_the_skill_is_not_answered_again() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
-    _loop(skillbook, RuleFollowingAgent(), confirmations=True).run(
+    _loop(skillbook, ClearanceRuleAgent(everywhere=False), confirmations=True).run(
         [Sample(CLEARANCE_AGAIN, ground_truth="DENY", id="c2")]
     )
-    agent = RuleFollowingAgent()
+    agent = ClearanceRuleAgent(everywhere=False)
 
     _loop(skillbook, agent, confirmations=True).run([Sample(CLEARANCE_AGAIN, ground_truth="DENY", id="c2")])
 
@@ -119,7 +87,7 @@ def test_a_trace_that_already_backs_the_skill_is_not_answered_again() -> None:
 
 def test_a_task_right_with_and_without_the_skill_or_wrong_with_it_confirms_nothing() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
-    agent = RuleFollowingAgent()
+    agent = ClearanceRuleAgent(everywhere=False)
 
     results = _loop(skillbook, agent, confirmations=True).run(
         [Sample(REGULAR, ground_truth="APPROVE", id="regular"), Sample(CLEARANCE_AGAIN, ground_truth="ESCALATE")]
@@ -132,30 +100,13 @@ def test_a_task_right_with_and_without_the_skill_or_wrong_with_it_confirms_nothi
 
 
 def test_a_skill_undone_and_its_id_reused_while_the_agent_answers_again_is_not_confirmed() -> None:
-    # A concurrent SkillManager rollback gives the id back; the next ADD reuses it for another skill.
-    empty = Skillbook().snapshot()
     skillbook = _skillbook_with_the_clearance_rule()
-    agent = RuleFollowingAgent()
-    answer = agent.model()
+    agent = ClearanceRuleAgent(everywhere=False)
+    model = undone_before_second_answer(skillbook, agent.model())
 
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if len(agent.prompts) == 1:  # the answer without skills: meanwhile the skill is undone and its id reused
-            skillbook.restore(empty)
-            skillbook.add_skill("context", "Dates", ["date"], "Use YYYY.MM.DD.", insight_source=_source("t9", "q9"))
-        assert answer.function is not None
-        return answer.function(messages, info)  # type: ignore[return-value]
-
-    ace = ACE.from_roles(
-        agent=Agent(FunctionModel(respond)),
-        environment=GroundTruthEnvironment(),
-        reflector=Reflector(reflector_model()),
-        skill_manager=_finalizing_skill_manager(),
-        skillbook=skillbook,
-        learn_from="failures",
-        confirmations=True,
+    [result] = _loop(skillbook, agent, model, confirmations=True).run(
+        [Sample(CLEARANCE_AGAIN, ground_truth="DENY", id="c2")]
     )
-
-    [result] = ace.run([Sample(CLEARANCE_AGAIN, ground_truth="DENY", id="c2")])
 
     assert result.error is None and len(agent.prompts) == 2
     [other] = skillbook.skills()
@@ -165,7 +116,7 @@ def test_a_skill_undone_and_its_id_reused_while_the_agent_answers_again_is_not_c
 
 def test_without_confirmations_a_right_answer_is_not_answered_again() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
-    agent = RuleFollowingAgent()
+    agent = ClearanceRuleAgent(everywhere=False)
 
     _loop(skillbook, agent).run([Sample(CLEARANCE_AGAIN, ground_truth="DENY", id="c2")])
 
@@ -174,7 +125,7 @@ def test_without_confirmations_a_right_answer_is_not_answered_again() -> None:
 
 def test_validate_after_training_records_confirmations_and_learns_nothing_else() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
-    agent = RuleFollowingAgent()
+    agent = ClearanceRuleAgent(everywhere=False)
     calls: list[str] = []
 
     def reflect(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -185,7 +136,7 @@ def test_validate_after_training_records_confirmations_and_learns_nothing_else()
         agent=Agent(agent.model()),
         environment=GroundTruthEnvironment(),
         reflector=Reflector(FunctionModel(reflect)),
-        skill_manager=_finalizing_skill_manager(),
+        skill_manager=finalizing_skill_manager(),
         skillbook=skillbook,
         confirmations=True,
     )
@@ -201,20 +152,10 @@ def test_validate_after_training_records_confirmations_and_learns_nothing_else()
     assert skillbook.skills()[0].backing_trace_uids == ("ace:t1", "ace:c2")
 
 
-def test_confirmations_without_an_environment_are_refused() -> None:
-    with pytest.raises(UsageError, match="confirmations needs an environment"):
-        ACE.from_roles(
-            agent=Agent(RuleFollowingAgent().model()),
-            reflector=Reflector(reflector_model()),
-            skill_manager=_finalizing_skill_manager(),
-            confirmations=True,
-        )
-
-
 def test_retire_unconfirmed_keeps_lessons_two_tasks_back_and_hand_made_skills() -> None:
     skillbook = Skillbook()
     once = skillbook.add_skill(
-        "context", "Clearance refunds", ["refund"], RULE, insight_source=_source("t1", CLEARANCE)
+        "context", "Clearance refunds", ["refund"], CLEARANCE_RULE, insight_source=_source("t1", CLEARANCE)
     )
     confirmed = skillbook.add_skill("context", "Dates", ["date"], "Use YYYY.MM.DD.", insight_source=_source("t2", "q2"))
     skillbook.tag_skill(confirmed.id, 1, insight_source=_source("t3", "q3", CONFIRMATION))

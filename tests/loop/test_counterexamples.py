@@ -4,52 +4,27 @@ right without them, becomes their counterexample; the matcher then withholds the
 from __future__ import annotations
 
 import pytest
-from loop_roles import reflector_model, user_prompt
-from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from loop_roles import (
+    CLEARANCE,
+    CLEARANCE_AGAIN,
+    CLEARANCE_RULE,
+    REGULAR,
+    REGULAR_AGAIN,
+    ClearanceRuleAgent,
+    GroundTruthEnvironment,
+    finalizing_skill_manager,
+    reflector_model,
+    undone_before_second_answer,
+)
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace.errors import UsageError
 from ace.retrieval import SkillMatcher
-from ace.roles import Agent, AgentOutput, Reflector, SkillManager
+from ace.roles import Agent, Reflector
 from ace.runners import ACE
 from ace.skillbook import COUNTEREXAMPLE, InsightSource, Skillbook
-from ace.steps import EnvironmentResult, Sample
-
-
-def _refund(item: str, bought: str, days: int) -> str:
-    return (
-        f"Refund request: a customer returns {item} bought {bought} {days} days ago. Our standard policy "
-        "refunds purchases within 30 days. Answer APPROVE or DENY."
-    )
-
-
-CLEARANCE = _refund("a lamp", "in the clearance sale", 12)
-REGULAR = _refund("a kettle", "at the regular price", 4)
-REGULAR_AGAIN = _refund("a jacket", "at the regular price", 20)
-CLEARANCE_AGAIN = _refund("boots", "in the clearance sale", 7)
-RULE = "Items bought in a clearance sale are never refunded: answer DENY."
-
-
-class GroundTruthEnvironment:
-    def evaluate(self, sample: Sample, agent_output: AgentOutput) -> EnvironmentResult:
-        correct = agent_output.answer == sample.ground_truth
-        return EnvironmentResult(feedback="correct" if correct else "wrong", metrics={"correct": float(correct)})
-
-
-class RuleFollowingAgent:
-    """Answers DENY whenever the clearance rule is in its prompt, else APPROVE; keeps every prompt."""
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    def model(self) -> FunctionModel:
-        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-            prompt = user_prompt(messages)
-            self.prompts.append(prompt)
-            answer = "DENY" if RULE in prompt else "APPROVE"
-            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"reasoning": "r", "answer": answer})])
-
-        return FunctionModel(respond)
+from ace.steps import Sample
 
 
 class CountingReflector:
@@ -66,13 +41,6 @@ class CountingReflector:
         return FunctionModel(respond)
 
 
-def _finalizing_skill_manager() -> SkillManager:
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        return ModelResponse(parts=[ToolCallPart("finalize", {"reasoning": "nothing to change"})])
-
-    return SkillManager(FunctionModel(respond))
-
-
 def _skillbook_with_the_clearance_rule() -> Skillbook:
     skillbook = Skillbook()
     learned_from = InsightSource(source_system="test", trace_id="t1", sample_question=CLEARANCE)
@@ -80,18 +48,24 @@ def _skillbook_with_the_clearance_rule() -> Skillbook:
         "context",
         "Refund request for a purchase bought in the clearance sale",
         ["refund"],
-        RULE,
+        CLEARANCE_RULE,
         insight_source=learned_from,
     )
     return skillbook
 
 
-def _loop(skillbook: Skillbook, agent: RuleFollowingAgent, reflector: CountingReflector, **options: object) -> ACE:
+def _loop(
+    skillbook: Skillbook,
+    agent: ClearanceRuleAgent,
+    reflector: CountingReflector,
+    model: FunctionModel | None = None,
+    **options: object,
+) -> ACE:
     return ACE.from_roles(
-        agent=Agent(agent.model()),
+        agent=Agent(model or agent.model()),
         environment=GroundTruthEnvironment(),
         reflector=Reflector(reflector.model()),
-        skill_manager=_finalizing_skill_manager(),
+        skill_manager=finalizing_skill_manager(),
         skillbook=skillbook,
         learn_from="failures",
         **options,  # type: ignore[arg-type]
@@ -100,13 +74,13 @@ def _loop(skillbook: Skillbook, agent: RuleFollowingAgent, reflector: CountingRe
 
 def test_a_task_the_skill_made_wrong_becomes_its_counterexample_and_is_not_learned_from() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
-    agent, reflector = RuleFollowingAgent(), CountingReflector()
+    agent, reflector = ClearanceRuleAgent(everywhere=True), CountingReflector()
     ace = _loop(skillbook, agent, reflector, counterexamples=True)
 
     [result] = ace.run([Sample(REGULAR, ground_truth="APPROVE", id="regular")])
 
     assert result.error is None
-    assert [RULE in prompt for prompt in agent.prompts] == [True, False]  # with the skill, then without
+    assert [CLEARANCE_RULE in prompt for prompt in agent.prompts] == [True, False]  # with the skill, then without
     assert result.output.learning_skipped == (
         "a counterexample of the injected skills: answered wrong with skills ['context-00001'] ('DENY', "
         "reward 0) and right without them ('APPROVE')"
@@ -120,28 +94,10 @@ def test_a_task_the_skill_made_wrong_becomes_its_counterexample_and_is_not_learn
 
 
 def test_a_skill_undone_and_its_id_reused_while_the_agent_answers_again_gets_no_counterexample() -> None:
-    # A concurrent SkillManager rollback gives the id back; the next ADD reuses it for another skill.
-    empty = Skillbook().snapshot()
     skillbook = _skillbook_with_the_clearance_rule()
-    agent = RuleFollowingAgent()
-    answer = agent.model()
-
-    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        if len(agent.prompts) == 1:  # the answer without skills: meanwhile the skill is undone and its id reused
-            skillbook.restore(empty)
-            skillbook.add_skill("context", "Dates", ["date"], "Use YYYY.MM.DD.")
-        assert answer.function is not None
-        return answer.function(messages, info)  # type: ignore[return-value]
-
-    ace = ACE.from_roles(
-        agent=Agent(FunctionModel(respond)),
-        environment=GroundTruthEnvironment(),
-        reflector=Reflector(CountingReflector().model()),
-        skill_manager=_finalizing_skill_manager(),
-        skillbook=skillbook,
-        learn_from="failures",
-        counterexamples=True,
-    )
+    agent = ClearanceRuleAgent(everywhere=True)
+    model = undone_before_second_answer(skillbook, agent.model())
+    ace = _loop(skillbook, agent, CountingReflector(), model, counterexamples=True)
 
     [result] = ace.run([Sample(REGULAR, ground_truth="APPROVE", id="regular")])
 
@@ -153,7 +109,7 @@ def test_a_skill_undone_and_its_id_reused_while_the_agent_answers_again_gets_no_
 
 def test_without_the_check_the_same_failure_is_reflected_on_and_no_counterexample_is_kept() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
-    agent, reflector = RuleFollowingAgent(), CountingReflector()
+    agent, reflector = ClearanceRuleAgent(everywhere=True), CountingReflector()
 
     [result] = _loop(skillbook, agent, reflector).run([Sample(REGULAR, ground_truth="APPROVE", id="regular")])
 
@@ -164,7 +120,7 @@ def test_without_the_check_the_same_failure_is_reflected_on_and_no_counterexampl
 
 def test_a_task_wrong_with_and_without_the_skill_is_learned_from_as_usual() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
-    agent, reflector = RuleFollowingAgent(), CountingReflector()
+    agent, reflector = ClearanceRuleAgent(everywhere=True), CountingReflector()
     ace = _loop(skillbook, agent, reflector, counterexamples=True)
 
     [result] = ace.run([Sample(REGULAR, ground_truth="ESCALATE", id="regular")])
@@ -175,12 +131,12 @@ def test_a_task_wrong_with_and_without_the_skill_is_learned_from_as_usual() -> N
 
 
 def test_a_right_answer_or_one_without_skills_is_not_answered_again() -> None:
-    agent, reflector = RuleFollowingAgent(), CountingReflector()
+    agent, reflector = ClearanceRuleAgent(everywhere=True), CountingReflector()
     ace = _loop(_skillbook_with_the_clearance_rule(), agent, reflector, counterexamples=True)
     ace.run([Sample(CLEARANCE, ground_truth="DENY", id="clearance")])
     assert len(agent.prompts) == 1
 
-    empty_agent = RuleFollowingAgent()
+    empty_agent = ClearanceRuleAgent(everywhere=True)
     [result] = _loop(Skillbook(), empty_agent, CountingReflector(), counterexamples=True).run(
         [Sample(REGULAR, ground_truth="ESCALATE", id="regular")]
     )
@@ -191,7 +147,7 @@ def test_after_a_counterexample_the_matcher_withholds_the_skill_from_a_task_like
     skillbook = _skillbook_with_the_clearance_rule()
     matcher = SkillMatcher(skillbook)
     assert [m.skill_id for m in matcher.match(REGULAR_AGAIN)] == ["context-00001"]  # the neighbour gets it at first
-    agent = RuleFollowingAgent()
+    agent = ClearanceRuleAgent(everywhere=True)
     ace = _loop(skillbook, agent, CountingReflector(), counterexamples=True, matcher=matcher)
 
     results = ace.run(
@@ -208,19 +164,20 @@ def test_after_a_counterexample_the_matcher_withholds_the_skill_from_a_task_like
     assert [m.skill_id for m in matcher.match(CLEARANCE_AGAIN)] == ["context-00001"]
 
 
-def test_counterexamples_without_an_environment_are_refused() -> None:
-    with pytest.raises(UsageError, match="counterexamples needs an environment"):
+@pytest.mark.parametrize("check", ["counterexamples", "confirmations"])
+def test_the_checks_without_an_environment_are_refused(check: str) -> None:
+    with pytest.raises(UsageError, match=f"{check} needs an environment"):
         ACE.from_roles(
-            agent=Agent(RuleFollowingAgent().model()),
+            agent=Agent(ClearanceRuleAgent(everywhere=True).model()),
             reflector=Reflector(reflector_model()),
-            skill_manager=_finalizing_skill_manager(),
-            counterexamples=True,
+            skill_manager=finalizing_skill_manager(),
+            **{check: True},  # type: ignore[arg-type]
         )
 
 
 def test_a_check_after_training_records_the_counterexamples_and_learns_nothing_else() -> None:
     skillbook = _skillbook_with_the_clearance_rule()
-    agent, reflector = RuleFollowingAgent(), CountingReflector()
+    agent, reflector = ClearanceRuleAgent(everywhere=True), CountingReflector()
     ace = _loop(skillbook, agent, reflector, counterexamples=True)
 
     results = ace.validate(
@@ -235,7 +192,7 @@ def test_a_check_after_training_records_the_counterexamples_and_learns_nothing_e
 
 
 def test_a_check_needs_a_loop_built_for_counterexamples() -> None:
-    ace = _loop(_skillbook_with_the_clearance_rule(), RuleFollowingAgent(), CountingReflector())
+    ace = _loop(_skillbook_with_the_clearance_rule(), ClearanceRuleAgent(everywhere=True), CountingReflector())
 
     with pytest.raises(UsageError, match=r"counterexamples=True\) or \(confirmations=True"):
         ace.validate([Sample(REGULAR, ground_truth="APPROVE")])

@@ -6,23 +6,15 @@ import re
 from typing import Any
 
 import pytest
-from loop_roles import reflector_model, user_prompt
+from loop_roles import GroundTruthEnvironment, reflector_model, user_prompt
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from ace.errors import UsageError
-from ace.roles import AgentOutput, Reflector
+from ace.roles import Reflector
 from ace.runners import ACE
-from ace.steps import EnvironmentResult, Sample
+from ace.steps import Sample
 from ace.traces import trace_reward
-
-
-class GroundTruthEnvironment:
-    """Right when the answer equals the sample's ground truth; says so in `metrics["correct"]`."""
-
-    def evaluate(self, sample: Sample, agent_output: AgentOutput) -> EnvironmentResult:
-        correct = agent_output.answer == sample.ground_truth
-        return EnvironmentResult(feedback="correct" if correct else "wrong", metrics={"correct": float(correct)})
 
 
 def _recording_reflector(reflected: list[str]) -> Reflector:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from loop_roles import reflector_model, user_prompt
+from loop_roles import GroundTruthEnvironment, reflector_model, user_prompt
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
@@ -13,16 +13,10 @@ from ace.errors import UsageError
 from ace.roles import Agent, AgentOutput, Reflector, SkillManager
 from ace.runners import ACE
 from ace.skillbook import Skillbook, UpdateOperation
-from ace.steps import AgentStep, EnvironmentResult, EvaluateStep, Recheck, Sample
+from ace.steps import AgentStep, EvaluateStep, Recheck, Sample
 from ace.steps.context import ACEStepContext
 
 SAMPLE = Sample("six times nine?", ground_truth="54", id="q")
-
-
-class GroundTruthEnvironment:
-    def evaluate(self, sample: Sample, agent_output: AgentOutput) -> EnvironmentResult:
-        correct = agent_output.answer == sample.ground_truth
-        return EnvironmentResult(feedback="correct" if correct else "wrong", metrics={"correct": float(correct)})
 
 
 class FollowingAgent:
