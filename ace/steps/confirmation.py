@@ -15,6 +15,7 @@ All injected skills share the credit: the step cannot tell which of them fixed t
 
 from __future__ import annotations
 
+from ace.errors import UsageError
 from ace.skillbook import CONFIRMATION, Skill, Skillbook
 from ace.steps._injected_skills import identities, tag_unchanged
 from ace.steps.agent import AgentStep
@@ -75,9 +76,9 @@ def retire_unconfirmed(skillbook: Skillbook, *, min_tasks: int = 2) -> list[Skil
     """Soft-remove every active skill learned from traces that fewer than `min_tasks` distinct
     traces back (`Skill.backing_trace_uids`: those that added or updated it, and its confirmations),
     with a reason naming them; hand-made skills are kept. Returns the retired skills (inactive,
-    history kept: `activate_skill` undoes it). Raises ValueError when `min_tasks` < 1."""
+    history kept: `activate_skill` undoes it). Raises UsageError when `min_tasks` < 1."""
     if min_tasks < 1:
-        raise ValueError(f"min_tasks must be at least 1, got {min_tasks}")
+        raise UsageError(f"min_tasks must be at least 1, got {min_tasks}")
     retired = []
     for skill in skillbook.skills():
         backing = skill.backing_trace_uids

@@ -18,6 +18,7 @@ from loop_roles import (
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from ace.errors import UsageError
 from ace.roles import Agent, Reflector
 from ace.runners import ACE
 from ace.skillbook import CONFIRMATION, InsightSource, Skillbook
@@ -182,5 +183,5 @@ def test_retire_unconfirmed_keeps_lessons_two_tasks_back_and_hand_made_skills() 
 
 
 def test_retire_unconfirmed_needs_at_least_one_task() -> None:
-    with pytest.raises(ValueError, match="min_tasks must be at least 1"):
+    with pytest.raises(UsageError, match="min_tasks must be at least 1"):
         retire_unconfirmed(Skillbook(), min_tasks=0)
