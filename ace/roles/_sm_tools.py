@@ -172,7 +172,9 @@ async def update_skill(
     current = ctx.deps.skillbook.get_skill(skill_id)
     if current is not None:
         insight = _with_worked_example(ctx.deps, current.section, insight)
-    _refuse_unchanged(ctx.deps.skillbook, skill_id, issue, keywords, insight)
+    repeat = _refuse_unchanged(ctx.deps, skill_id, issue, keywords, insight)
+    if repeat is not None:
+        return repeat
     _refuse_replaced_scope(ctx.deps, skill_id, issue, keywords)
     if current is not None:
         _refuse_answer_as_issue(ctx.deps, "update_skill", current.section, issue)
@@ -209,24 +211,36 @@ def _with_worked_example(deps: SMDeps, section: str, insight: str | None) -> str
 
 
 def _refuse_unchanged(
-    skillbook: Skillbook, skill_id: str, issue: str, keywords: list[str] | None, insight: str | None
-) -> None:
-    """An update that would leave the skill as it is changes nothing but the audit log: refuse it,
-    pointing to add_skill (a small model otherwise copies the skill it found into update_skill and
-    the reflection's own lesson is lost)."""
-    skill = skillbook.get_skill(skill_id)
+    deps: SMDeps, skill_id: str, issue: str, keywords: list[str] | None, insight: str | None
+) -> dict[str, Any] | None:
+    """None when the update changes the skill (or names an unknown id or bad keywords: the update
+    itself reports them). An update that would leave the skill as it is changes nothing but the
+    audit log: it is refused, pointing to add_skill (a small model otherwise copies the skill it
+    found into update_skill and the reflection's own lesson is lost) - except on a skill this
+    session added or updated, where it is a harmless repeat (a small model re-sends what it just
+    wrote): the no-op answer returned then costs no retry, so the repeats cannot fail the session
+    and undo its lesson."""
+    skill = deps.skillbook.get_skill(skill_id)
     if skill is None:
-        return  # the update itself names the unknown id
+        return None
     try:
         same_keywords = keywords is None or normalize_keywords(keywords) == skill.keywords
     except SkillbookError:
-        return  # the update itself rejects the keywords
-    if issue == skill.issue and same_keywords and (insight is None or insight == skill.insight):
-        raise ModelRetry(
-            f"update_skill changed nothing: {skill_id} already says exactly this. If the reflection's lesson "
-            "is about another kind of task, keep it with add_skill as a new skill; if nothing is left to do, "
-            "call finalize."
-        )
+        return None
+    if not (issue == skill.issue and same_keywords and (insight is None or insight == skill.insight)):
+        return None
+    if any(op.type in ("ADD", "UPDATE") and op.skill_id == skill_id for op in deps.operations):
+        return {
+            "ok": True,
+            "changed": False,
+            "note": f"{skill_id} already says exactly this, as this session wrote it: nothing to change. "
+            "Call finalize, or add_skill if another lesson is left.",
+        }
+    raise ModelRetry(
+        f"update_skill changed nothing: {skill_id} already says exactly this. If the reflection's lesson "
+        "is about another kind of task, keep it with add_skill as a new skill; if nothing is left to do, "
+        "call finalize."
+    )
 
 
 def _refuse_replaced_scope(deps: SMDeps, skill_id: str, issue: str, keywords: list[str] | None) -> None:

@@ -432,6 +432,26 @@ async def test_an_update_that_changes_nothing_is_refused_and_points_to_add_skill
     assert skillbook.get_skill(existing.id) == existing  # no UPDATE occurrence was recorded
 
 
+async def test_repeating_what_the_session_just_added_is_a_no_op_that_costs_no_retry(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    # Seen with a 1.5B SkillManager: after add_skill it re-sent the same skill through update_skill
+    # until its retries ran out, and the failed session undid the lesson it had added.
+    fields = {"issue": ISSUE, "keywords": ["airline", "cancel"], "insight": INSIGHT}
+    repeat = ToolCallPart("update_skill", {"skill_id": "context-00001", **fields})
+    model = script(
+        [ToolCallPart("add_skill", {"section": "context", **fields})], [repeat], [repeat], [repeat], _finalize()
+    )
+
+    output = await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    assert [_returns(request, "update_skill")[0]["changed"] for request in model.requests[2:5]] == [False] * 3
+    assert all(_retries(request) == [] for request in model.requests[1:])
+    assert [operation.type for operation in output.operations] == ["ADD"]
+    [skill] = skillbook.skills()
+    assert (skill.issue, skill.insight, [o.operation_type for o in skill.occurrences]) == (ISSUE, INSIGHT, ["ADD"])
+
+
 DATE_QUESTION = "Order 45921 ships on June 9, 2022. Write the ship date as it must appear on the delivery note."
 DATE_ISSUE = "Writing a date on a delivery note, such as the date an order ships"
 DATE_INSIGHT = "Write delivery-note dates as YYYY.MM.DD: June 9, 2022 -> 2022.06.09."
