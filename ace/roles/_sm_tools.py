@@ -424,7 +424,8 @@ async def sandbox_eval(ctx: RunContext[SMDeps], code: str) -> str:
 
 
 def _unknown_skill(deps: SMDeps, skill_id: str) -> ModelRetry:
-    """A correction that leads somewhere: a trace id named as such, else the closest skill ids."""
+    """A correction that leads somewhere: a trace id or a tool name named as such, else the
+    closest skill ids."""
     source = deps.current_source
     known = [skill.id for skill in deps.skillbook.skills(include_inactive=True)]
     if skill_id in {source.trace_uid, source.trace_id} or ":" in skill_id:
@@ -432,6 +433,12 @@ def _unknown_skill(deps: SMDeps, skill_id: str) -> ModelRetry:
         return ModelRetry(
             f"{skill_id!r} is the id of a trace, not of a skill. Skill ids look like context-00001 or "
             f"harness-00001: take them from <injected_skills>, search_skills or read_skill.{empty}"
+        )
+    if skill_id in {tool.name for tool in (*SM_TOOLS, SANDBOX_EVAL_TOOL)} | {"finalize"}:
+        return ModelRetry(
+            f"{skill_id!r} is the name of a tool, not the id of a skill. Skill ids look like context-00001 or "
+            "harness-00001: take them from <injected_skills>, search_skills or read_skill. When search_skills "
+            "found no skill for this lesson, the lesson is new: keep it with add_skill."
         )
     closest = difflib.get_close_matches(skill_id, known, n=3, cutoff=0.6)
     if closest:

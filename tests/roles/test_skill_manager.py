@@ -347,6 +347,25 @@ async def test_an_unknown_id_is_answered_with_the_closest_ids_and_a_trace_id_is_
     assert f"{source.trace_uid!r} is the id of a trace, not of a skill" in _retries(model.requests[2])[0]
 
 
+async def test_a_tool_name_given_as_a_skill_id_is_named_as_such_and_points_to_add_skill(
+    script, skillbook: Skillbook, source: InsightSource
+) -> None:
+    # Seen with a 1.5B SkillManager: after a search without match it updated, then removed,
+    # "search_skills" until its retries ran out.
+    skillbook.add_skill("context", ISSUE, ["airline"], INSIGHT)
+    model = script(
+        [ToolCallPart("update_skill", {"skill_id": "search_skills", "issue": WIDER_ISSUE})],
+        [ToolCallPart("remove_skill", {"skill_id": "finalize", "reason": "does not exist"})],
+        _finalize("gave up"),
+    )
+
+    await SkillManager(model.model).update_skills(reflections=[REFLECTION], skillbook=skillbook, source=source)
+
+    for request, name in zip(model.requests[1:3], ("search_skills", "finalize"), strict=True):
+        [retry] = _retries(request)
+        assert retry.startswith(f"{name!r} is the name of a tool, not the id of a skill") and "add_skill" in retry
+
+
 async def test_a_finalize_claiming_an_operation_that_never_happened_is_flagged(
     script, skillbook: Skillbook, source: InsightSource
 ) -> None:
