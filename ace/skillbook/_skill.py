@@ -289,8 +289,7 @@ class Skill:
         backing = (
             o
             for o in self.occurrences
-            if o.source_system not in MANUAL_ORIGINS
-            and o.source_system != DEDUP_SOURCE_SYSTEM
+            if _from_a_trace(o)
             and (o.operation_type in ("ADD", "UPDATE") or (o.operation_type == "TAG" and o.relation == CONFIRMATION))
         )
         return tuple(dict.fromkeys(o.trace_uid for o in backing))
@@ -298,10 +297,7 @@ class Skill:
     @property
     def learned_from_traces(self) -> bool:
         """True when a trace (not a hand-made or deduplication record) added the skill."""
-        return any(
-            o.operation_type == "ADD" and o.source_system not in MANUAL_ORIGINS | {DEDUP_SOURCE_SYSTEM}
-            for o in self.occurrences
-        )
+        return any(o.operation_type == "ADD" and _from_a_trace(o) for o in self.occurrences)
 
     def relation_of(self, trace_uid: str) -> Relation:
         """`primary` when `trace_uid` is the skill's primary trace or it has none yet, else `supporting`."""
@@ -367,6 +363,11 @@ counter is one new field."""
 
 # `embedding` stays accepted for older files that stored it inline; match vectors only live in the sidecar.
 _SKILL_FIELDS = frozenset(f.name for f in dataclasses.fields(Skill)) - {"match_embedding"}
+
+
+def _from_a_trace(occurrence: InsightSource) -> bool:
+    """Whether a provenance record comes from a trace, not from a hand-made or deduplication mutation."""
+    return occurrence.source_system not in MANUAL_ORIGINS and occurrence.source_system != DEDUP_SOURCE_SYSTEM
 
 
 def _distinct_questions(sources: Iterable[InsightSource]) -> tuple[str, ...]:

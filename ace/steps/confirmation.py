@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from ace.errors import UsageError
 from ace.skillbook import CONFIRMATION, Skill, Skillbook
-from ace.steps._injected_skills import identities, tag_unchanged
+from ace.steps._injected_skills import tag_unchanged
 from ace.steps.agent import AgentStep
 from ace.steps.context import ACEStepContext, Sample
 from ace.steps.evaluate import EvaluateStep
@@ -50,15 +50,14 @@ class ConfirmationStep:
         if not isinstance(ctx.sample, Sample) or ctx.agent_output is None:
             raise TypeError(f"ConfirmationStep needs a Sample and an agent output; got {type(ctx.sample).__name__}")
         source = insight_source_for(ctx)
-        unconfirmed = [
-            skill_id
+        taken = {
+            skill_id: skill.created_at
             for skill_id in ctx.injected_skill_ids
             if (skill := self._skillbook.get_skill(skill_id)) is not None
             and source.trace_uid not in skill.backing_trace_uids
-        ]
-        if not unconfirmed:
+        }
+        if not taken:
             return ctx
-        taken = identities(self._skillbook, unconfirmed)
         unaided = await self._agent_step.answer(ctx.sample, unaided=True)
         graded = self._evaluate_step(ctx.replace(agent_output=unaided, injected_skill_ids=()))
         reward = trace_reward(graded.trace)
