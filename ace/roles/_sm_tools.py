@@ -75,6 +75,9 @@ class SMDeps:
     insight not quoting the answer."""
     expected_answer: str | None = None
     """The run's expected answer when known: a context issue that is only this answer is refused."""
+    issues_missing_task: set[str] = field(default_factory=set)
+    """Issues refused this session for not matching the task learned from: sent again, the refusal
+    names the task itself as the issue to use."""
 
     def __post_init__(self) -> None:
         self.journal = self.skillbook.journal()
@@ -91,7 +94,8 @@ class SMDeps:
         return self.journal.operations
 
 
-_Issue = Annotated[str, Field(json_schema_extra=schema_bounds(max_length=400))]
+_ISSUE_MAX_CHARS = 400
+_Issue = Annotated[str, Field(json_schema_extra=schema_bounds(max_length=_ISSUE_MAX_CHARS))]
 _Insight = Annotated[str, Field(json_schema_extra=schema_bounds(max_length=600))]
 _Keywords = Annotated[
     list[Annotated[str, Field(json_schema_extra=schema_bounds(max_length=40))]],
@@ -295,8 +299,9 @@ def _refuse_missed_task(
 ) -> None:
     """A context skill whose issue the matcher would not match to the task its lesson comes from is
     never offered for tasks like it: refuse it, asking for the issue in that task's words (see
-    `ace.roles._skill_scope`). Only with `require_task_match`; skipped for harness skills and
-    when the task is unknown."""
+    `ace.roles._skill_scope`). The same issue sent again is refused with the task itself as the
+    issue to use. Only with `require_task_match`; skipped for harness skills and when the task is
+    unknown."""
     question = deps.current_source.sample_question
     if not deps.require_task_match or section != "context" or not question:
         return
@@ -304,14 +309,21 @@ def _refuse_missed_task(
         missed = misses_question(section, issue, keywords, insight, question, deps.embedder)
     except SkillbookError:
         return  # the operation itself rejects the fields
-    if missed:
-        example = question if len(question) <= 200 else question[:200] + "..."
+    if not missed:
+        return
+    if issue in deps.issues_missing_task and len(question) <= _ISSUE_MAX_CHARS:
         raise ModelRetry(
-            f"{tool} rejected: the issue does not match the task this lesson comes from ({example!r}), so the "
-            "skill would never be offered for tasks like it. Write the issue as that kind of task, in the task's "
-            f"own words (what is asked, about what), not the answer or the lesson; the rule goes in insight. "
-            f"Call {tool} again."
+            f"{tool} rejected again: this issue was already refused for not matching the task this lesson "
+            f"comes from. Call {tool} again with issue={question!r} (the task itself) and the rule in insight."
         )
+    deps.issues_missing_task.add(issue)
+    example = question if len(question) <= 200 else question[:200] + "..."
+    raise ModelRetry(
+        f"{tool} rejected: the issue does not match the task this lesson comes from ({example!r}), so the "
+        "skill would never be offered for tasks like it. Write the issue as that kind of task, in the task's "
+        f"own words (what is asked, about what), not the answer or the lesson; the rule goes in insight. "
+        f"Call {tool} again."
+    )
 
 
 async def tag_skill(ctx: RunContext[SMDeps], skill_id: str, delta: TagDelta) -> dict[str, Any]:

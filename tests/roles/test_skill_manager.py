@@ -548,6 +548,34 @@ async def test_with_require_task_match_an_issue_that_misses_its_own_task_is_refu
     assert [skill.issue for skill in skillbook.skills()] == [DATE_ISSUE]
 
 
+async def test_with_require_task_match_an_issue_refused_twice_is_answered_with_the_task_as_the_issue_to_use(
+    script, skillbook: Skillbook
+) -> None:
+    lesson_as_issue = {
+        "section": "context",
+        "issue": "When a task requires a date in a specific format, write it in the format the note needs",
+        "keywords": ["date", "format"],
+        "insight": DATE_INSIGHT,
+    }
+    model = script(
+        [ToolCallPart("add_skill", lesson_as_issue)],
+        [ToolCallPart("add_skill", lesson_as_issue)],
+        [ToolCallPart("add_skill", {**lesson_as_issue, "issue": DATE_QUESTION})],
+        _finalize(),
+    )
+
+    output = await SkillManager(model.model, require_task_match=True).update_skills(
+        reflections=[REFLECTION], skillbook=skillbook, source=_learning_from(DATE_QUESTION)
+    )
+
+    (first,) = _retries(model.requests[1])
+    (again,) = _retries(model.requests[2])
+    assert f"issue={DATE_QUESTION!r}" not in first
+    assert "rejected again" in again and f"issue={DATE_QUESTION!r}" in again
+    assert [operation.type for operation in output.operations] == ["ADD"]
+    assert [skill.issue for skill in skillbook.skills()] == [DATE_QUESTION]
+
+
 async def test_with_require_task_match_an_update_that_does_not_cover_the_new_task_is_refused(
     script, skillbook: Skillbook
 ) -> None:
